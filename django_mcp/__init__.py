@@ -1,0 +1,50 @@
+"""django_mcp: serve the Model Context Protocol from a Django project.
+
+Declare ``Tool``, ``Resource`` and ``Prompt`` classes, group them in a
+``Server``, and publish it with ``django_mcp.web("name", MyServer)`` in an
+app's ``mcp.py``. Importing this package does not touch Django settings.
+"""
+
+from __future__ import annotations
+
+from django_mcp.context import McpRequest
+from django_mcp.events import prompts_changed, resource_updated, resources_changed, tools_changed
+from django_mcp.exceptions import McpError
+from django_mcp.registry import local, web
+from django_mcp.response import McpResponse
+from django_mcp.server.primitives import (
+    CacheHint,
+    Completion,
+    ContentAnnotations,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    Tool,
+    ToolAnnotations,
+)
+from django_mcp.server.server import Server
+
+__all__ = [
+    "CacheHint",
+    "Completion",
+    "ContentAnnotations",
+    "Icon",
+    "McpError",
+    "McpRequest",
+    "McpResponse",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "Server",
+    "Tool",
+    "ToolAnnotations",
+    "local",
+    "prompts_changed",
+    "resource_updated",
+    "resources_changed",
+    "tools_changed",
+    "web",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,44 @@
+"""Opaque pagination cursors, signed with Django's signing.
+
+A cursor names the method it belongs to, a fingerprint of the catalog it
+paged, and an offset. A forged cursor, or one reused on another method or
+another server, is refused with -32602 (MCP 2026-07-28
+server/utilities/pagination: invalid cursors SHOULD be an invalid-params
+error). Order is the declaration order, so pages are deterministic across
+workers.
+"""
+
+from __future__ import annotations
+
+from django.core import signing
+
+from django_mcp.exceptions import InvalidParams
+
+__all__ = ["decode_cursor", "encode_cursor"]
+
+_SALT = "django_mcp.cursor"
+
+
+def encode_cursor(method: str, catalog: str, offset: int) -> str:
+    """Return a signed cursor for ``offset`` in ``method``'s listing."""
+    return signing.dumps([method, catalog, offset], salt=_SALT, compress=False)
+
+
+def decode_cursor(cursor: object, method: str, catalog: str) -> int:
+    """Return the offset a cursor points to, or raise ``InvalidParams``."""
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid cursor: must be a string")
+    try:
+        value = signing.loads(cursor, salt=_SALT)
+    except signing.BadSignature:
+        raise InvalidParams("Invalid cursor") from None
+    if (
+        not isinstance(value, list)
+        or len(value) != 3
+        or value[0] != method
+        or value[1] != catalog
+        or type(value[2]) is not int
+        or value[2] < 0
+    ):
+        raise InvalidParams(f"Invalid cursor for {method}")
+    return value[2]

@@ -1,0 +1,127 @@
+"""Call a component method the way its compiled ``Handler`` plan says.
+
+Sync methods run through ``sync_to_async`` (thread-sensitive, so ORM code
+works); generator methods may yield ``McpResponse.progress(...)`` updates
+before their final responses. Progress becomes ``notifications/progress``
+only when the request carried a progress token, and only while strictly
+increasing (MCP 2026-07-28 basic/patterns/progress).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from django_mcp.context import McpRequest
+from django_mcp.response import McpResponse
+from django_mcp.server.compiler import Handler
+
+__all__ = ["invoke"]
+
+logger = logging.getLogger(__name__)
+
+_DONE = object()
+
+
+async def invoke(
+    component: type[Any],
+    handler: Handler,
+    request: McpRequest,
+    *,
+    payload: Any = None,
+    values: Mapping[str, Any] | None = None,
+    emit: Callable[[str, dict[str, Any]], None] | None = None,
+) -> list[Any]:
+    """Run ``component().<handler>`` and return what it produced, in order.
+
+    Progress updates are sent through ``emit`` and left out of the result.
+    """
+    instance = component()
+    method = getattr(instance, handler.name)
+    kwargs = _arguments(handler, request, payload, values or {})
+    produced: list[Any] = []
+    tracker = _ProgressTracker(request, emit)
+
+    if handler.kind == "async":
+        _collect(await method(**kwargs), produced)
+    elif handler.kind == "sync":
+        _collect(await sync_to_async(method, thread_sensitive=True)(**kwargs), produced)
+    elif handler.kind == "asyncgen":
+        async for item in method(**kwargs):
+            if not tracker.consume(item):
+                _collect(item, produced)
+    else:
+        generator = await sync_to_async(method, thread_sensitive=True)(**kwargs)
+        step = sync_to_async(_next, thread_sensitive=True)
+        while (item := await step(generator)) is not _DONE:
+            if not tracker.consume(item):
+                _collect(item, produced)
+    return produced
+
+
+def _arguments(
+    handler: Handler, request: McpRequest, payload: Any, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for name, source in handler.sources.items():
+        if source == "request":
+            kwargs[name] = request
+        elif source == "payload":
+            kwargs[name] = payload
+        elif name in values:
+            kwargs[name] = values[name]
+        elif name in handler.defaults:
+            kwargs[name] = handler.defaults[name]
+        else:
+            kwargs[name] = None
+    return kwargs
+
+
+def _collect(value: Any, produced: list[Any]) -> None:
+    if isinstance(value, list | tuple):
+        produced.extend(value)
+    else:
+        produced.append(value)
+
+
+def _next(generator: Any) -> Any:
+    return next(generator, _DONE)
+
+
+class _ProgressTracker:
+    """Turn yielded progress responses into notifications, keeping order."""
+
+    def __init__(
+        self, request: McpRequest, emit: Callable[[str, dict[str, Any]], None] | None
+    ) -> None:
+        self.request = request
+        self.emit = emit
+        self.last: float | None = None
+
+    def consume(self, item: Any) -> bool:
+        if not (isinstance(item, McpResponse) and item.progress_update is not None):
+            return False
+        update = item.progress_update
+        token = self.request.progress_token
+        if token is None or self.emit is None:
+            return True
+        if self.last is not None and update.current <= self.last:
+            # The spec requires strictly increasing progress per token.
+            logger.warning(
+                "Dropped non-increasing progress %s (last %s) for %r",
+                update.current,
+                self.last,
+                self.request,
+            )
+            return True
+        self.last = update.current
+        params: dict[str, Any] = {"progressToken": token, "progress": update.current}
+        if update.total is not None:
+            params["total"] = update.total
+        if update.message is not None:
+            params["message"] = update.message
+        self.emit("notifications/progress", params)
+        return True

@@ -1,0 +1,22 @@
+"""App configuration: autodiscover ``mcp`` modules and register checks."""
+
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+__all__ = ["DjangoMcpConfig"]
+
+
+class DjangoMcpConfig(AppConfig):
+    """django_mcp's AppConfig."""
+
+    name = "django_mcp"
+    verbose_name = "MCP"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Import the system checks and every installed app's ``mcp`` module."""
+        from django_mcp import checks  # noqa: F401  (registers the checks)
+        from django_mcp.registry import autodiscover
+
+        autodiscover()

@@ -1,0 +1,139 @@
+"""``McpRequest``: what a handler can know about the request it serves.
+
+A handler asks for it by annotating a parameter ``McpRequest``. It carries
+the JSON-RPC method and params, the per-request ``_meta`` (protocol version,
+client capabilities, client info), the Django request and user when served
+over HTTP, the resource URI and its decoded template variables, prompt
+arguments, and the answers of a multi round-trip request
+(``input_responses`` and the verified ``request_state``).
+
+``log()`` sends ``notifications/message`` to the client, but only when the
+request asked for a log level (2026-07-28) or the legacy session set one,
+and only at or above that level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal
+
+from django_mcp.exceptions import MissingClientCapability
+
+__all__ = ["LOG_LEVELS", "LogLevel", "McpRequest"]
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""RFC 5424 severities, ascending, as MCP logging names them."""
+
+
+class McpRequest:
+    """The context of one MCP request, injected into handlers on demand."""
+
+    __slots__ = (
+        "_emit",
+        "arguments",
+        "client_capabilities",
+        "client_info",
+        "http_request",
+        "input_responses",
+        "log_level",
+        "meta",
+        "method",
+        "params",
+        "progress_token",
+        "protocol_version",
+        "request_id",
+        "request_state",
+        "server",
+        "uri",
+        "uri_variables",
+        "user",
+    )
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        params: Mapping[str, Any],
+        meta: Mapping[str, Any],
+        protocol_version: str,
+        client_capabilities: Mapping[str, Any],
+        client_info: Mapping[str, Any] | None = None,
+        request_id: Any = None,
+        http_request: Any = None,
+        user: Any = None,
+        log_level: str | None = None,
+        progress_token: Any = None,
+        server: Any = None,
+        emit: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.method = method
+        self.params = params
+        self.meta = meta
+        self.protocol_version = protocol_version
+        self.client_capabilities = client_capabilities
+        self.client_info = client_info
+        self.request_id = request_id
+        self.http_request = http_request
+        self.user = user
+        self.log_level = log_level
+        self.progress_token = progress_token
+        self.server = server
+        self.uri: str | None = None
+        self.uri_variables: Mapping[str, Any] = {}
+        self.arguments: Mapping[str, str] = {}
+        self.input_responses: Mapping[str, Any] = {}
+        self.request_state: Any = None
+        self._emit = emit
+
+    @property
+    def request(self) -> Any:
+        """Return the Django ``HttpRequest`` (None outside HTTP)."""
+        return self.http_request
+
+    def has_capability(self, name: str, sub: str | None = None) -> bool:
+        """Return True when the client declared capability ``name`` (``sub``)."""
+        declared = self.client_capabilities.get(name)
+        if not isinstance(declared, Mapping):
+            return False
+        if sub is None:
+            return True
+        if name == "elicitation" and sub == "form" and not declared:
+            # An empty elicitation object means form mode (2026-07-28).
+            return True
+        return isinstance(declared.get(sub), Mapping)
+
+    def require_capability(self, name: str, sub: str | None = None) -> None:
+        """Raise ``MissingClientCapability`` (-32021) unless declared."""
+        if not self.has_capability(name, sub):
+            needed: dict[str, Any] = {name: {sub: {}} if sub else {}}
+            raise MissingClientCapability(
+                f"This request needs the client capability {name}{'.' + sub if sub else ''}",
+                data={"requiredCapabilities": needed},
+            )
+
+    def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
+        """Send a log message to the client if it asked for this level."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        if self.log_level is None or self._emit is None:
+            return
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self._emit("notifications/message", params)
+
+    def __repr__(self) -> str:
+        return f"McpRequest(method={self.method!r}, id={self.request_id!r})"

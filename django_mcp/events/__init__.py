@@ -1,0 +1,91 @@
+"""Change notifications: tell listening clients that a catalog or resource changed.
+
+Call ``tools_changed(ServerClass)``, ``prompts_changed``,
+``resources_changed`` or ``resource_updated(ServerClass, uri)`` from any
+code, sync or async, in any worker. The configured backend
+(``MCP_EVENT_BACKEND``) carries the event to every process holding
+``subscriptions/listen`` streams (2026-07-28) or legacy GET streams: the
+in-process default serves a single process, the Redis backend many.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, Literal
+
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.module_loading import import_string
+
+from django_mcp.conf import get_setting
+from django_mcp.events.base import EventBackend
+
+__all__ = [
+    "Event",
+    "EventBackend",
+    "get_backend",
+    "prompts_changed",
+    "resource_updated",
+    "resources_changed",
+    "server_key",
+    "tools_changed",
+]
+
+EventKind = Literal["tools", "prompts", "resources", "resource_updated"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Event:
+    """A change of one server's catalog, or of one resource's contents."""
+
+    server: str
+    kind: EventKind
+    uri: str | None = None
+
+
+def server_key(server: Any) -> str:
+    """Return the stable identifier events use for a Server class."""
+    return f"{server.__module__}.{server.__qualname__}"
+
+
+@functools.cache
+def get_backend() -> EventBackend:
+    """Return the configured event backend instance (cached)."""
+    path = get_setting("MCP_EVENT_BACKEND")
+    try:
+        backend_cls = import_string(path)
+    except ImportError as exc:
+        raise ImproperlyConfigured(f"MCP_EVENT_BACKEND {path!r} cannot be imported: {exc}") from None
+    if not (isinstance(backend_cls, type) and issubclass(backend_cls, EventBackend)):
+        raise ImproperlyConfigured(f"MCP_EVENT_BACKEND {path!r} is not an EventBackend subclass")
+    return backend_cls()
+
+
+@receiver(setting_changed)
+def _reset(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("MCP_EVENT_BACKEND", "MCP_REDIS_URL"):
+        get_backend.cache_clear()
+
+
+def tools_changed(server: Any) -> None:
+    """Announce that ``server``'s tool list changed."""
+    get_backend().publish(Event(server_key(server), "tools"))
+
+
+def prompts_changed(server: Any) -> None:
+    """Announce that ``server``'s prompt list changed."""
+    get_backend().publish(Event(server_key(server), "prompts"))
+
+
+def resources_changed(server: Any) -> None:
+    """Announce that ``server``'s resource list changed."""
+    get_backend().publish(Event(server_key(server), "resources"))
+
+
+def resource_updated(server: Any, uri: str) -> None:
+    """Announce that the contents of resource ``uri`` changed."""
+    if not isinstance(uri, str) or not uri:
+        raise ValueError(f"resource_updated() needs a URI string, got {uri!r}")
+    get_backend().publish(Event(server_key(server), "resource_updated", uri))

@@ -1,0 +1,150 @@
+"""Exceptions raised by django_mcp.
+
+Hierarchy::
+
+    McpError                       a JSON-RPC error answered to the client
+    ├── ParseError                 -32700 body is not JSON
+    ├── InvalidRequest             -32600 not a JSON-RPC request object
+    ├── MethodNotFound             -32601 unknown or unadvertised method
+    ├── InvalidParams              -32602 bad params, unknown name, bad cursor
+    │   └── ResourceNotFound       -32602 (2026-07-28) / -32002 (2025-11-25)
+    ├── InternalError              -32603 unexpected failure (no detail sent)
+    ├── HeaderMismatch             -32020 HTTP header missing or != body
+    ├── MissingClientCapability    -32021 a needed client capability is absent
+    └── UnsupportedProtocolVersion -32022 version not served
+
+    SchemaValidationError          (ValueError) data does not fit a Schema
+    ImproperlyConfigured           (Django's) a component or setting is wrong
+    AlreadyRegistered / NotRegistered   registry misuse
+
+Only the dispatcher turns an ``McpError`` into a JSON-RPC error object.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.core.exceptions import ImproperlyConfigured
+
+from django_mcp.protocol import jsonrpc
+
+__all__ = [
+    "AlreadyRegistered",
+    "HeaderMismatch",
+    "ImproperlyConfigured",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "McpError",
+    "MethodNotFound",
+    "MissingClientCapability",
+    "NotRegistered",
+    "ParseError",
+    "ResourceNotFound",
+    "SchemaValidationError",
+    "UnsupportedProtocolVersion",
+]
+
+
+class McpError(Exception):
+    """A protocol error answered to the client as a JSON-RPC error object."""
+
+    code: ClassVar[int] = jsonrpc.INTERNAL_ERROR
+    default_message: ClassVar[str] = "Internal error"
+    #: HTTP status the transport uses when this error ends a request.
+    http_status: ClassVar[int] = 200
+
+    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
+
+
+class ParseError(McpError):
+    """The message is not valid JSON."""
+
+    code = jsonrpc.PARSE_ERROR
+    default_message = "Parse error"
+    http_status = 400
+
+
+class InvalidRequest(McpError):
+    """The message is not a valid JSON-RPC request."""
+
+    code = jsonrpc.INVALID_REQUEST
+    default_message = "Invalid request"
+    http_status = 400
+
+
+class MethodNotFound(McpError):
+    """The method does not exist or its capability is not advertised."""
+
+    code = jsonrpc.METHOD_NOT_FOUND
+    default_message = "Method not found"
+    http_status = 404
+
+
+class InvalidParams(McpError):
+    """The params are malformed or name something that does not exist."""
+
+    code = jsonrpc.INVALID_PARAMS
+    default_message = "Invalid params"
+
+
+class ResourceNotFound(InvalidParams):
+    """No resource matches the requested URI (``data`` carries the URI)."""
+
+    default_message = "Resource not found"
+
+
+class InternalError(McpError):
+    """An unexpected failure; details stay in the server's logs."""
+
+    code = jsonrpc.INTERNAL_ERROR
+    default_message = "Internal error"
+
+
+class HeaderMismatch(McpError):
+    """An MCP HTTP header is missing, malformed or disagrees with the body."""
+
+    code = jsonrpc.HEADER_MISMATCH
+    default_message = "Header mismatch"
+    http_status = 400
+
+
+class MissingClientCapability(McpError):
+    """Serving the request needs a capability the client did not declare."""
+
+    code = jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY
+    default_message = "Missing required client capability"
+    http_status = 400
+
+
+class UnsupportedProtocolVersion(McpError):
+    """The requested protocol version is not served by this endpoint."""
+
+    code = jsonrpc.UNSUPPORTED_PROTOCOL_VERSION
+    default_message = "Unsupported protocol version"
+    http_status = 400
+
+
+class SchemaValidationError(ValueError):
+    """Data does not fit a Schema; ``errors`` holds ``(path, message)`` pairs."""
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(f"{p}: {m}" if p else m for p, m in errors))
+
+    def __repr__(self) -> str:
+        return f"SchemaValidationError(errors={self.errors!r})"
+
+
+class AlreadyRegistered(Exception):
+    """A server path or name is registered twice."""
+
+
+class NotRegistered(Exception):
+    """No server is registered under that name."""

@@ -1,0 +1,583 @@
+"""Compile a ``Server`` declaration into an immutable, validated catalog.
+
+``compile_server(ServerClass)`` runs once per class (the result is cached)
+and raises ``ImproperlyConfigured`` naming the offending class for every
+declaration mistake: bad or duplicate names, a missing ``handle``, handler
+parameters that cannot be supplied, invalid schemas, URI templates that are
+ambiguous without a ``match(uri)`` method, uri and uri_template both or
+neither set. The dispatcher only ever sees compiled entries.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import threading
+import typing
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal
+
+from django.core.exceptions import ImproperlyConfigured
+
+from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.definitions import (
+    Implementation,
+    PromptArgumentDefinition,
+    PromptDefinition,
+    ResourceDefinition,
+    ResourceTemplateDefinition,
+    ToolAnnotationsDefinition,
+    ToolDefinition,
+)
+from django_mcp.response import check_meta_keys
+from django_mcp.schemas import Schema, json_schema_for
+from django_mcp.server.primitives import (
+    CacheHint,
+    ContentAnnotations,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    Tool,
+    ToolAnnotations,
+)
+from django_mcp.server.server import Server
+from django_mcp.server.templates import TemplateError, UriTemplate
+
+__all__ = [
+    "CompiledPrompt",
+    "CompiledResource",
+    "CompiledServer",
+    "CompiledTool",
+    "Handler",
+    "compile_server",
+    "default_name",
+]
+
+# MCP 2026-07-28 server/tools "Tool names": 1-128 chars of A-Z a-z 0-9 _ - .
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$")
+
+HandlerKind = Literal["async", "sync", "asyncgen", "syncgen"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Handler:
+    """How to call a component method: its kind and where each argument comes from.
+
+    ``sources`` maps parameter name to ``"request"``, ``"payload"`` or
+    ``"value"`` (a template variable / prompt argument of that name).
+    """
+
+    name: str
+    kind: HandlerKind
+    sources: Mapping[str, str]
+    defaults: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Entry:
+    component: type[Any]
+    name: str
+    handler: Handler
+    permissions: tuple[str, ...]
+    has_authorize: bool
+    completer: Handler | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledTool(_Entry):
+    """A tool ready to serve: definition, schemas and handler plan."""
+
+    definition: ToolDefinition
+    input_type: Any  # Schema subclass, raw JSON Schema dict, or None
+    output_type: Any  # msgspec-compatible type, raw dict, or None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledResource(_Entry):
+    """A fixed resource or a resource template ready to serve."""
+
+    definition: ResourceDefinition | ResourceTemplateDefinition
+    template: UriTemplate | None
+    mime_type: str | None
+    cache: CacheHint
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledPrompt(_Entry):
+    """A prompt ready to serve."""
+
+    definition: PromptDefinition
+    arguments: tuple[PromptArgument, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CompiledServer:
+    """The immutable catalog of one ``Server`` class."""
+
+    server: type[Server]
+    info: Implementation
+    tools: Mapping[str, CompiledTool]
+    resources: Mapping[str, CompiledResource]
+    templates: Mapping[str, CompiledResource]
+    prompts: Mapping[str, CompiledPrompt]
+    cache: CacheHint
+    #: True when any component declares permissions or ``authorize()``, so
+    #: lists depend on the caller and must be cached privately.
+    caller_dependent: bool
+
+
+_cache: dict[type[Server], CompiledServer] = {}
+_lock = threading.Lock()
+
+
+def compile_server(server: type[Server]) -> CompiledServer:
+    """Return the compiled catalog of ``server``, building it on first use."""
+    compiled = _cache.get(server)
+    if compiled is None:
+        with _lock:
+            compiled = _cache.get(server)
+            if compiled is None:
+                compiled = _compile(server)
+                _cache[server] = compiled
+    return compiled
+
+
+def default_name(component: type[Any], suffix: str) -> str:
+    """Return the kebab-case class name without its ``suffix``.
+
+    ``OrderSummaryTool`` -> ``order-summary``, ``HTTPStatusTool`` -> ``http-status``.
+    """
+    base = component.__name__
+    if suffix and base.endswith(suffix) and base != suffix:
+        base = base[: -len(suffix)]
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", base)
+    return words.replace("_", "-").lower()
+
+
+# ----------------------------------------------------------------- server
+
+
+def _compile(server: Any) -> CompiledServer:
+    if not (isinstance(server, type) and issubclass(server, Server)):
+        raise ImproperlyConfigured(f"compile_server() needs a Server subclass, got {server!r}")
+    label = f"{server.__module__}.{server.__qualname__}"
+    for field in ("name", "version"):
+        if not isinstance(getattr(server, field), str) or not getattr(server, field):
+            raise ImproperlyConfigured(f"{label}.{field} must be a non-empty string")
+    if not isinstance(server.cache, CacheHint):
+        raise ImproperlyConfigured(f"{label}.cache must be a CacheHint")
+
+    tools: dict[str, CompiledTool] = {}
+    for component in _members(server, "tools", Tool, label):
+        entry = _compile_tool(component)
+        _add_unique(tools, entry.name, entry, label, "tool")
+    resources: dict[str, CompiledResource] = {}
+    templates: dict[str, CompiledResource] = {}
+    names: dict[str, CompiledResource] = {}
+    for component in _members(server, "resources", Resource, label):
+        entry = _compile_resource(component)
+        if entry.template is None:
+            _add_unique(resources, entry.definition.uri, entry, label, "resource URI")  # type: ignore[union-attr]
+        else:
+            _add_unique(templates, entry.template.template, entry, label, "resource template")
+        _add_unique(names, entry.name, entry, label, "resource name")
+    prompts: dict[str, CompiledPrompt] = {}
+    for component in _members(server, "prompts", Prompt, label):
+        entry = _compile_prompt(component)
+        _add_unique(prompts, entry.name, entry, label, "prompt")
+
+    every: list[_Entry] = [*tools.values(), *resources.values(), *templates.values(), *prompts.values()]
+    info = Implementation(
+        name=server.name,
+        version=server.version,
+        title=_opt_str(server, "title", label),
+        description=_opt_str(server, "description", label),
+        website_url=_opt_str(server, "website_url", label),
+        icons=_icons(server, label),
+    )
+    return CompiledServer(
+        server=server,
+        info=info,
+        tools=MappingProxyType(tools),
+        resources=MappingProxyType(resources),
+        templates=MappingProxyType(templates),
+        prompts=MappingProxyType(prompts),
+        cache=server.cache,
+        caller_dependent=any(e.permissions or e.has_authorize for e in every)
+        or bool(getattr(server, "login_required", False)),
+    )
+
+
+def _members(server: Any, attr: str, base: type[Any], label: str) -> list[type[Any]]:
+    members = getattr(server, attr)
+    if isinstance(members, str | bytes) or not isinstance(members, typing.Iterable):
+        raise ImproperlyConfigured(f"{label}.{attr} must be a tuple of {base.__name__} classes")
+    out = []
+    for member in members:
+        if not (isinstance(member, type) and issubclass(member, base)):
+            raise ImproperlyConfigured(
+                f"{label}.{attr} contains {member!r}, which is not a {base.__name__} subclass"
+            )
+        out.append(member)
+    return out
+
+
+def _add_unique(target: dict[str, Any], key: str, entry: _Entry, label: str, what: str) -> None:
+    if key in target:
+        other = target[key].component
+        raise ImproperlyConfigured(
+            f"{label}: duplicate {what} {key!r} declared by {_qual(other)} and {_qual(entry.component)}"
+        )
+    target[key] = entry
+
+
+# ------------------------------------------------------------- components
+
+
+def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str, Any]:
+    label = _qual(component)
+    name = component.__dict__.get("name") or default_name(component, suffix)
+    if not isinstance(name, str) or not name:
+        raise ImproperlyConfigured(f"{label}.name must be a non-empty string")
+    if strict_name and not _NAME_RE.match(name):
+        raise ImproperlyConfigured(
+            f"{label}.name {name!r} is invalid: use 1-128 characters from A-Z a-z 0-9 _ - ."
+        )
+    description = component.description
+    if description is None and component.__doc__ and component.__dict__.get("__doc__"):
+        description = inspect.cleandoc(component.__doc__)
+    meta = component.meta
+    if meta is not None:
+        try:
+            check_meta_keys(meta)
+        except (TypeError, ValueError) as exc:
+            raise ImproperlyConfigured(f"{label}.meta: {exc}") from None
+    permissions = component.permissions
+    if isinstance(permissions, str) or not all(
+        isinstance(p, str) and "." in p for p in permissions
+    ):
+        raise ImproperlyConfigured(
+            f"{label}.permissions must be a tuple of 'app_label.codename' strings, got {permissions!r}"
+        )
+    authorize = getattr(component, "authorize", None)
+    return {
+        "name": name,
+        "title": _opt_str(component, "title", label),
+        "description": UNSET if description is None else _check_str(description, label, "description"),
+        "icons": _icons(component, label),
+        "meta": UNSET if meta is None else dict(meta),
+        "permissions": tuple(permissions),
+        "has_authorize": callable(authorize),
+    }
+
+
+def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
+    label = _qual(component)
+    common = _common(component, "Tool", strict_name=True)
+    input_type = component.input
+    output_type = component.output
+    input_schema = _input_schema(input_type, label)
+    output_schema = UNSET if output_type is None else _output_schema(output_type, label)
+    annotations = component.annotations
+    if annotations is not None and not isinstance(annotations, ToolAnnotations):
+        raise ImproperlyConfigured(f"{label}.annotations must be a ToolAnnotations")
+    handler = _plan(component, "handle", label, allowed=("payload",) if input_type is not None else ())
+    definition = ToolDefinition(
+        name=common["name"],
+        input_schema=input_schema,
+        title=common["title"],
+        description=common["description"],
+        output_schema=output_schema,
+        annotations=UNSET if annotations is None else _tool_annotations(annotations),
+        icons=common["icons"],
+        meta=common["meta"],
+    )
+    return CompiledTool(
+        component=component,
+        name=common["name"],
+        handler=handler,
+        permissions=common["permissions"],
+        has_authorize=common["has_authorize"],
+        completer=None,
+        definition=definition,
+        input_type=input_type,
+        output_type=output_type,
+    )
+
+
+def _compile_resource(component: type[Resource]) -> CompiledResource:
+    label = _qual(component)
+    common = _common(component, "Resource", strict_name=False)
+    uri, uri_template = component.uri, component.uri_template
+    if (uri is None) == (uri_template is None):
+        raise ImproperlyConfigured(f"{label} must declare exactly one of uri or uri_template")
+    mime_type = _opt_str(component, "mime_type", label)
+    cache = component.cache if component.cache is not None else CacheHint()
+    if not isinstance(cache, CacheHint):
+        raise ImproperlyConfigured(f"{label}.cache must be a CacheHint")
+    annotations = component.annotations
+    if annotations is not None and not isinstance(annotations, ContentAnnotations):
+        raise ImproperlyConfigured(f"{label}.annotations must be a ContentAnnotations")
+    wire_annotations = UNSET if annotations is None else annotations.to_wire()
+    size = component.size
+    if size is not None and (type(size) is not int or size < 0):
+        raise ImproperlyConfigured(f"{label}.size must be a non-negative int, got {size!r}")
+    template: UriTemplate | None = None
+    definition: ResourceDefinition | ResourceTemplateDefinition
+    if uri is not None:
+        if not isinstance(uri, str) or not _URI_RE.match(uri):
+            raise ImproperlyConfigured(f"{label}.uri must be an absolute URI, got {uri!r}")
+        values: tuple[str, ...] = ()
+        definition = ResourceDefinition(
+            uri=uri,
+            name=common["name"],
+            title=common["title"],
+            description=common["description"],
+            mime_type=mime_type,
+            size=UNSET if size is None else size,
+            icons=common["icons"],
+            annotations=wire_annotations,
+            meta=common["meta"],
+        )
+    else:
+        template = _template(component, uri_template, label)
+        values = template.variable_names
+        definition = ResourceTemplateDefinition(
+            uri_template=template.template,
+            name=common["name"],
+            title=common["title"],
+            description=common["description"],
+            mime_type=mime_type,
+            icons=common["icons"],
+            annotations=wire_annotations,
+            meta=common["meta"],
+        )
+    handler = _plan(component, "handle", label, values=values)
+    completer = _completer(component, label) if template is not None else None
+    return CompiledResource(
+        component=component,
+        name=common["name"],
+        handler=handler,
+        permissions=common["permissions"],
+        has_authorize=common["has_authorize"],
+        completer=completer,
+        definition=definition,
+        template=template,
+        mime_type=None if mime_type is UNSET else mime_type,
+        cache=cache,
+    )
+
+
+def _compile_prompt(component: type[Prompt]) -> CompiledPrompt:
+    label = _qual(component)
+    common = _common(component, "Prompt", strict_name=True)
+    arguments = component.arguments
+    if isinstance(arguments, str) or not all(isinstance(a, PromptArgument) for a in arguments):
+        raise ImproperlyConfigured(f"{label}.arguments must be a tuple of PromptArgument")
+    arguments = tuple(arguments)
+    seen: set[str] = set()
+    for argument in arguments:
+        if argument.name in seen:
+            raise ImproperlyConfigured(f"{label}: duplicate prompt argument {argument.name!r}")
+        seen.add(argument.name)
+    handler = _plan(component, "handle", label, values=tuple(a.name for a in arguments))
+    definition = PromptDefinition(
+        name=common["name"],
+        title=common["title"],
+        description=common["description"],
+        arguments=tuple(
+            PromptArgumentDefinition(
+                name=a.name,
+                title=UNSET if a.title is None else a.title,
+                description=UNSET if a.description is None else a.description,
+                required=a.required,
+            )
+            for a in arguments
+        )
+        or UNSET,
+        icons=common["icons"],
+        meta=common["meta"],
+    )
+    return CompiledPrompt(
+        component=component,
+        name=common["name"],
+        handler=handler,
+        permissions=common["permissions"],
+        has_authorize=common["has_authorize"],
+        completer=_completer(component, label),
+        definition=definition,
+        arguments=arguments,
+    )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _template(component: type[Resource], uri_template: Any, label: str) -> UriTemplate:
+    if not isinstance(uri_template, str) or not uri_template:
+        raise ImproperlyConfigured(f"{label}.uri_template must be a non-empty string")
+    matcher = component.__dict__.get("match")
+    if matcher is None:
+        matcher = next(
+            (vars(base)["match"] for base in component.__mro__[1:] if "match" in vars(base)), None
+        )
+    bound: Callable[[str], Any] | None = None
+    if matcher is not None:
+        if not isinstance(matcher, staticmethod | classmethod):
+            raise ImproperlyConfigured(
+                f"{label}.match must be a synchronous @staticmethod or @classmethod match(uri)"
+            )
+        if inspect.iscoroutinefunction(matcher.__func__):
+            raise ImproperlyConfigured(f"{label}.match must be synchronous, not async")
+        bound = component.match  # type: ignore[attr-defined]
+    try:
+        return UriTemplate(uri_template, matcher=bound)
+    except TemplateError as exc:
+        raise ImproperlyConfigured(f"{label}.uri_template: {exc}") from None
+
+
+def _input_schema(input_type: Any, label: str) -> dict[str, Any]:
+    if input_type is None:
+        return {"type": "object", "additionalProperties": False}
+    if isinstance(input_type, dict):
+        if input_type.get("type") != "object":
+            raise ImproperlyConfigured(f"{label}.input: a raw input schema must have \"type\": \"object\"")
+        return input_type
+    if not (isinstance(input_type, type) and issubclass(input_type, Schema)):
+        raise ImproperlyConfigured(
+            f"{label}.input must be a Schema subclass or a JSON Schema dict, got {input_type!r}"
+        )
+    try:
+        schema = input_type.json_schema()
+    except Exception as exc:  # msgspec raises TypeError/ValueError for bad types
+        raise ImproperlyConfigured(f"{label}.input: cannot build a JSON Schema: {exc}") from None
+    if schema.get("type") != "object":
+        raise ImproperlyConfigured(f"{label}.input: the input schema root must be an object")
+    return schema
+
+
+def _output_schema(output_type: Any, label: str) -> dict[str, Any]:
+    if isinstance(output_type, dict):
+        return output_type
+    try:
+        return json_schema_for(output_type)
+    except Exception as exc:  # msgspec raises TypeError/ValueError for bad types
+        raise ImproperlyConfigured(f"{label}.output: cannot build a JSON Schema: {exc}") from None
+
+
+def _plan(
+    component: type[Any],
+    method: str,
+    label: str,
+    *,
+    allowed: tuple[str, ...] = (),
+    values: tuple[str, ...] = (),
+    optional: bool = False,
+) -> Handler:
+    from django_mcp.context import McpRequest
+
+    func = inspect.getattr_static(component, method, None)
+    if func is None or func is getattr(_Placeholder, method, None):
+        if optional:
+            raise LookupError(method)
+        raise ImproperlyConfigured(f"{label} must define {method}()")
+    if isinstance(func, staticmethod | classmethod):
+        raise ImproperlyConfigured(f"{label}.{method}() must be a regular method taking self")
+    if not callable(func):
+        raise ImproperlyConfigured(f"{label}.{method} must be a method")
+    if inspect.isasyncgenfunction(func):
+        kind: HandlerKind = "asyncgen"
+    elif inspect.iscoroutinefunction(func):
+        kind = "async"
+    elif inspect.isgeneratorfunction(func):
+        kind = "syncgen"
+    else:
+        kind = "sync"
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # unresolved forward references: fall back to names
+        hints = {}
+    parameters = list(inspect.signature(func).parameters.values())[1:]
+    sources: dict[str, str] = {}
+    defaults: dict[str, Any] = {}
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ImproperlyConfigured(
+                f"{label}.{method}() may not take *args/**kwargs: arguments are never spread"
+            )
+        annotation = hints.get(parameter.name, parameter.annotation)
+        if annotation is McpRequest or annotation == "McpRequest":
+            sources[parameter.name] = "request"
+        elif parameter.name in values:
+            sources[parameter.name] = "value"
+        elif "payload" in allowed and "payload" not in sources.values():
+            sources[parameter.name] = "payload"
+        elif parameter.default is not parameter.empty:
+            continue
+        else:
+            raise ImproperlyConfigured(
+                f"{label}.{method}() parameter {parameter.name!r} cannot be supplied: "
+                + _explain(allowed, values)
+            )
+        if parameter.default is not parameter.empty:
+            defaults[parameter.name] = parameter.default
+    return Handler(
+        name=method, kind=kind, sources=MappingProxyType(sources), defaults=MappingProxyType(defaults)
+    )
+
+
+class _Placeholder:
+    """Stands for "not overridden" when looking up optional methods."""
+
+
+def _explain(allowed: tuple[str, ...], values: tuple[str, ...]) -> str:
+    if "payload" in allowed:
+        return "a tool takes one payload parameter and/or an McpRequest parameter"
+    if values:
+        return f"expected one of {', '.join(values)} or an McpRequest parameter"
+    return "only an McpRequest parameter can be injected here"
+
+
+def _completer(component: type[Any], label: str) -> Handler | None:
+    if inspect.getattr_static(component, "complete", None) is None:
+        return None
+    return _plan(component, "complete", label, values=("argument", "value"))
+
+
+def _tool_annotations(annotations: ToolAnnotations) -> ToolAnnotationsDefinition:
+    def flag(value: bool | None) -> bool | Any:
+        return UNSET if value is None else value
+
+    return ToolAnnotationsDefinition(
+        title=UNSET if annotations.title is None else annotations.title,
+        read_only_hint=flag(annotations.read_only),
+        destructive_hint=flag(annotations.destructive),
+        idempotent_hint=flag(annotations.idempotent),
+        open_world_hint=flag(annotations.open_world),
+    )
+
+
+def _icons(owner: Any, label: str) -> tuple[Icon, ...] | Any:
+    icons = owner.icons
+    if isinstance(icons, str) or not all(isinstance(i, Icon) for i in icons):
+        raise ImproperlyConfigured(f"{label}.icons must be a tuple of Icon")
+    return tuple(icons) or UNSET
+
+
+def _opt_str(owner: Any, attr: str, label: str) -> Any:
+    value = getattr(owner, attr, None)
+    return UNSET if value is None else _check_str(value, label, attr)
+
+
+def _check_str(value: Any, label: str, attr: str) -> str:
+    if not isinstance(value, str):
+        raise ImproperlyConfigured(f"{label}.{attr} must be a string, got {value!r}")
+    return value
+
+
+def _qual(component: type[Any]) -> str:
+    return f"{component.__module__}.{component.__qualname__}"

@@ -1,0 +1,155 @@
+"""Validate the MCP HTTP headers of a 2026-07-28 request against its body.
+
+Rules (MCP 2026-07-28 basic/transports/streamable-http, SEP-2243):
+
+* ``MCP-Protocol-Version`` must equal ``_meta`` protocolVersion;
+* ``Mcp-Method`` must equal the body ``method`` (values are case-sensitive);
+* ``Mcp-Name`` must equal ``params.name`` (tools/call, prompts/get) or
+  ``params.uri`` (resources/read), surrounding whitespace ignored;
+* ``Mcp-Param-<Name>`` must mirror each argument whose input-schema property
+  carries ``"x-mcp-header": "<Name>"`` and whose value is present and not
+  null; a header for an absent argument is a mismatch too.
+
+Values of the exact form ``=?base64?<b64>?=`` are strict Base64 of UTF-8 and
+are decoded before comparing. Values must be visible ASCII, space or tab. A
+header sent twice is invalid. Every failure raises ``HeaderMismatch``
+(-32020, HTTP 400).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from django_mcp.exceptions import HeaderMismatch
+
+__all__ = ["McpHeaders", "header_params", "validate_headers"]
+
+_VALID_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
+_BASE64 = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
+
+
+class McpHeaders:
+    """Case-insensitive view of a request's headers that keeps duplicates."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self._values: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self._values.setdefault(name.lower(), []).append(value)
+
+    @classmethod
+    def from_request(cls, request: Any) -> McpHeaders:
+        """Read the raw ASGI headers when available (exact names), else META."""
+        scope = getattr(request, "scope", None)
+        if isinstance(scope, dict) and "headers" in scope:
+            return cls([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
+        return cls(list(request.headers.items()))
+
+    def get(self, name: str) -> str | None:
+        """Return the single value of ``name``; raise when it is repeated."""
+        values = self._values.get(name.lower())
+        if not values:
+            return None
+        if len(values) > 1:
+            raise HeaderMismatch(f"Header mismatch: {name} header sent more than once")
+        return values[0]
+
+    def with_prefix(self, prefix: str) -> dict[str, str]:
+        """Return ``{lowercase suffix: value}`` for headers starting with ``prefix``."""
+        prefix = prefix.lower()
+        out: dict[str, str] = {}
+        for name in self._values:
+            if name.startswith(prefix):
+                out[name[len(prefix) :]] = self.get(name) or ""
+        return out
+
+
+def decode_value(name: str, raw: str) -> str:
+    """Return a header value, Base64-decoded when it uses the sentinel form."""
+    if not _VALID_VALUE.match(raw):
+        raise HeaderMismatch(f"Header mismatch: {name} header has invalid characters")
+    match = _BASE64.match(raw)
+    if match is None:
+        return raw
+    encoded = match.group(1)
+    try:
+        decoded = base64.b64decode(encoded, validate=True)
+        if base64.b64encode(decoded).decode() != encoded:
+            raise ValueError("non-canonical padding")
+        return decoded.decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise HeaderMismatch(f"Header mismatch: {name} header is not valid Base64") from None
+
+
+def header_params(input_schema: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Return ``{lowercase header name: (property, JSON type)}`` for x-mcp-header properties."""
+    properties = input_schema.get("properties")
+    out: dict[str, tuple[str, str]] = {}
+    if not isinstance(properties, Mapping):
+        return out
+    for prop, schema in properties.items():
+        if isinstance(schema, Mapping) and isinstance(schema.get("x-mcp-header"), str):
+            out[schema["x-mcp-header"].lower()] = (prop, str(schema.get("type", "string")))
+    return out
+
+
+def _same(expected: Any, header: str, kind: str) -> bool:
+    if kind == "boolean":
+        return isinstance(expected, bool) and header == ("true" if expected else "false")
+    if kind == "integer":
+        try:
+            return not isinstance(expected, bool) and float(header) == float(expected)
+        except (TypeError, ValueError):
+            return False
+    return isinstance(expected, str) and header == expected
+
+
+def validate_headers(
+    headers: McpHeaders,
+    *,
+    method: str,
+    params: Mapping[str, Any],
+    param_headers: Mapping[str, tuple[str, str]] | None,
+) -> None:
+    """Raise ``HeaderMismatch`` unless Mcp-Method/Name/Param-* agree with the body."""
+    sent_method = headers.get("Mcp-Method")
+    if sent_method is None:
+        raise HeaderMismatch("Header mismatch: Mcp-Method header is required")
+    sent_method = decode_value("Mcp-Method", sent_method)
+    if sent_method != method:
+        raise HeaderMismatch(
+            f"Header mismatch: Mcp-Method header value {sent_method!r} does not match body value {method!r}"
+        )
+    name_key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+    if name_key is not None and isinstance(params.get(name_key), str):
+        sent_name = headers.get("Mcp-Name")
+        if sent_name is None:
+            raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
+        sent_name = decode_value("Mcp-Name", sent_name.strip())
+        if sent_name != params[name_key]:
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Name header value {sent_name!r} does not match body value "
+                f"{params[name_key]!r}"
+            )
+    if not param_headers:
+        return
+    arguments = params.get("arguments")
+    arguments = arguments if isinstance(arguments, Mapping) else {}
+    sent = headers.with_prefix("Mcp-Param-")
+    for header, (prop, kind) in param_headers.items():
+        value = arguments.get(prop)
+        raw = sent.get(header)
+        if value is None:
+            if raw is not None:
+                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} sent for an absent argument")
+            continue
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} header is required")
+        decoded = decode_value(f"Mcp-Param-{header}", raw.strip())
+        if not _same(value, decoded, kind):
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Param-{header} header does not match argument {prop!r}"
+            )

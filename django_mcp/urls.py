@@ -1,0 +1,33 @@
+"""URLconf mounting every ``django_mcp.web()`` server.
+
+``path("mcp/", include("django_mcp.urls"))`` serves a server registered as
+``web("weather", WeatherServer)`` at ``/mcp/weather``. Both ``/mcp/weather``
+and ``/mcp/weather/`` are routed, because an ``APPEND_SLASH`` redirect
+cannot carry a POST body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import path
+
+from django_mcp.registry import registry
+
+__all__ = ["urlpatterns"]
+
+app_name = "django_mcp"
+
+
+def _patterns() -> list[Any]:
+    patterns = []
+    for route, server in registry.web_servers().items():
+        view = server.as_view()
+        name = route or "root"
+        patterns.append(path(route, view, name=name))
+        if route:
+            patterns.append(path(route + "/", view))
+    return patterns
+
+
+urlpatterns = _patterns()

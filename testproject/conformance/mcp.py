@@ -1,0 +1,3 @@
+from django_mcp import Server
+class ConformanceServer(Server):
+    name = "x"

@@ -1,0 +1,15 @@
+"""URLs of the demo project: the admin, the demo servers, the conformance fixture."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+
+from testproject.conformance.mcp import ConformanceServer
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("mcp/", include("django_mcp.urls")),
+    # The official conformance suite expects one fixed endpoint.
+    path("conformance/mcp", ConformanceServer.as_view()),
+]
