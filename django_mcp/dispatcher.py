@@ -148,7 +148,12 @@ def parse_message(body: bytes | str) -> Envelope:
     if message.method is UNSET:
         if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
             raise invalid("missing method")
-        return Envelope(kind="response", id=message.id, result=message.result, error=message.error)
+        return Envelope(
+            kind="response",
+            id=message.id,
+            result=None if message.result is UNSET else message.result,
+            error=None if message.error is UNSET else message.error,
+        )
     if not isinstance(message.method, str) or not message.method:
         raise invalid("method must be a non-empty string")
     params: Any = {}

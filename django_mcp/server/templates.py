@@ -81,7 +81,7 @@ from uritemplate.variable import Operator, URIVariable
 
 __all__ = ["TemplateError", "UriTemplate"]
 
-Matcher: TypeAlias = Callable[[str], Mapping[str, Any] | None]
+_Matcher: TypeAlias = Callable[[str], Mapping[str, Any] | None]
 _Prepared: TypeAlias = str | list[str] | list[tuple[str, str]]
 
 _UNRESERVED: Final = frozenset(string.ascii_letters + string.digits + "-._~")
@@ -455,7 +455,7 @@ class UriTemplate:
     is_simple: bool
     """Whether URIs can be matched without a custom matcher."""
 
-    def __init__(self, template: str, *, matcher: Matcher | None = None) -> None:
+    def __init__(self, template: str, *, matcher: _Matcher | None = None) -> None:
         if matcher is not None and (
             not callable(matcher) or inspect.iscoroutinefunction(matcher)
         ):
