@@ -476,14 +476,11 @@ def _plan(
     *,
     allowed: tuple[str, ...] = (),
     values: tuple[str, ...] = (),
-    optional: bool = False,
 ) -> Handler:
     from django_mcp.context import McpRequest
 
     func = inspect.getattr_static(component, method, None)
-    if func is None or func is getattr(_Placeholder, method, None):
-        if optional:
-            raise LookupError(method)
+    if func is None:
         raise ImproperlyConfigured(f"{label} must define {method}()")
     if isinstance(func, staticmethod | classmethod):
         raise ImproperlyConfigured(f"{label}.{method}() must be a regular method taking self")
@@ -528,10 +525,6 @@ def _plan(
     return Handler(
         name=method, kind=kind, sources=MappingProxyType(sources), defaults=MappingProxyType(defaults)
     )
-
-
-class _Placeholder:
-    """Stands for "not overridden" when looking up optional methods."""
 
 
 def _explain(allowed: tuple[str, ...], values: tuple[str, ...]) -> str:
