@@ -34,7 +34,7 @@ __all__ = [
 Role = Literal["user", "assistant"]
 
 
-class Annotations(WireStruct):
+class Annotations(WireStruct, frozen=True):
     """Client hints on a block: audience, priority (0..1), last change."""
 
     audience: tuple[Role, ...] | UnsetType = UNSET
@@ -42,7 +42,7 @@ class Annotations(WireStruct):
     last_modified: str | UnsetType = UNSET
 
 
-class Icon(WireStruct):
+class Icon(WireStruct, frozen=True):
     """An icon reference (``https:`` or ``data:`` URI); never downloaded."""
 
     src: str
@@ -51,7 +51,7 @@ class Icon(WireStruct):
     theme: Literal["light", "dark"] | UnsetType = UNSET
 
 
-class TextResourceContents(WireStruct):
+class TextResourceContents(WireStruct, frozen=True):
     """The text of a resource."""
 
     uri: str
@@ -60,7 +60,7 @@ class TextResourceContents(WireStruct):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class BlobResourceContents(WireStruct):
+class BlobResourceContents(WireStruct, frozen=True):
     """The Base64-encoded bytes of a resource."""
 
     uri: str
@@ -73,7 +73,7 @@ class BlobResourceContents(WireStruct):
 ResourceContents = TextResourceContents | BlobResourceContents
 
 
-class TextContent(WireStruct, tag="text", tag_field="type"):
+class TextContent(WireStruct, tag="text", tag_field="type", frozen=True):
     """A text block."""
 
     text: str
@@ -81,7 +81,7 @@ class TextContent(WireStruct, tag="text", tag_field="type"):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class ImageContent(WireStruct, tag="image", tag_field="type"):
+class ImageContent(WireStruct, tag="image", tag_field="type", frozen=True):
     """An image, Base64-encoded in ``data``."""
 
     data: str
@@ -90,7 +90,7 @@ class ImageContent(WireStruct, tag="image", tag_field="type"):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class AudioContent(WireStruct, tag="audio", tag_field="type"):
+class AudioContent(WireStruct, tag="audio", tag_field="type", frozen=True):
     """Audio, Base64-encoded in ``data``."""
 
     data: str
@@ -99,7 +99,7 @@ class AudioContent(WireStruct, tag="audio", tag_field="type"):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class ResourceLink(WireStruct, tag="resource_link", tag_field="type"):
+class ResourceLink(WireStruct, tag="resource_link", tag_field="type", frozen=True):
     """A reference to a resource the client may read separately."""
 
     uri: str
@@ -113,7 +113,7 @@ class ResourceLink(WireStruct, tag="resource_link", tag_field="type"):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class EmbeddedResource(WireStruct, tag="resource", tag_field="type"):
+class EmbeddedResource(WireStruct, tag="resource", tag_field="type", frozen=True):
     """Resource contents embedded in a tool result or prompt message."""
 
     resource: TextResourceContents | BlobResourceContents

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-class ToolAnnotationsDefinition(WireStruct):
+class ToolAnnotationsDefinition(WireStruct, frozen=True):
     """Behaviour hints for a tool (untrusted by clients)."""
 
     title: str | UnsetType = UNSET
@@ -35,7 +35,7 @@ class ToolAnnotationsDefinition(WireStruct):
     open_world_hint: bool | UnsetType = UNSET
 
 
-class ToolDefinition(WireStruct):
+class ToolDefinition(WireStruct, frozen=True):
     """A tool as listed by ``tools/list``."""
 
     name: str
@@ -48,7 +48,7 @@ class ToolDefinition(WireStruct):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class ResourceDefinition(WireStruct):
+class ResourceDefinition(WireStruct, frozen=True):
     """A fixed-URI resource as listed by ``resources/list``."""
 
     uri: str
@@ -62,7 +62,7 @@ class ResourceDefinition(WireStruct):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class ResourceTemplateDefinition(WireStruct):
+class ResourceTemplateDefinition(WireStruct, frozen=True):
     """An RFC 6570 template as listed by ``resources/templates/list``."""
 
     uri_template: str
@@ -75,7 +75,7 @@ class ResourceTemplateDefinition(WireStruct):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class PromptArgumentDefinition(WireStruct):
+class PromptArgumentDefinition(WireStruct, frozen=True):
     """One string argument of a prompt."""
 
     name: str
@@ -84,7 +84,7 @@ class PromptArgumentDefinition(WireStruct):
     required: bool | UnsetType = UNSET
 
 
-class PromptDefinition(WireStruct):
+class PromptDefinition(WireStruct, frozen=True):
     """A prompt as listed by ``prompts/list``."""
 
     name: str
@@ -95,7 +95,7 @@ class PromptDefinition(WireStruct):
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class Implementation(WireStruct):
+class Implementation(WireStruct, frozen=True):
     """Name and version of a client or server (self-reported)."""
 
     name: str
@@ -106,7 +106,7 @@ class Implementation(WireStruct):
     icons: tuple[Icon, ...] | UnsetType = UNSET
 
 
-class ServerCapabilities(WireStruct):
+class ServerCapabilities(WireStruct, frozen=True):
     """Features this server offers; each key present means "supported"."""
 
     tools: dict[str, Any] | UnsetType = UNSET

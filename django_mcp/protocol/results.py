@@ -47,14 +47,14 @@ __all__ = [
 CacheScope = Literal["public", "private"]
 
 
-class _Result(WireStruct, omit_defaults=False):
+class _Result(WireStruct, omit_defaults=False, frozen=True):
     """Fields every 2026-07-28 result shares."""
 
     result_type: str | UnsetType = "complete"
     meta: Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class CallToolResult(_Result):
+class CallToolResult(_Result, frozen=True):
     """The result of ``tools/call``."""
 
     content: tuple[ContentBlock, ...] = ()
@@ -64,7 +64,7 @@ class CallToolResult(_Result):
     isError: bool = msgspec.field(default=False, name="isError")  # noqa: N815
 
 
-class ReadResourceResult(_Result):
+class ReadResourceResult(_Result, frozen=True):
     """The result of ``resources/read``."""
 
     contents: tuple[ResourceContents, ...] = ()
@@ -72,21 +72,21 @@ class ReadResourceResult(_Result):
     cache_scope: CacheScope | UnsetType = UNSET
 
 
-class PromptMessage(WireStruct):
+class PromptMessage(WireStruct, frozen=True):
     """One message of a prompt: a role and a single content block."""
 
     role: Role
     content: ContentBlock
 
 
-class GetPromptResult(_Result):
+class GetPromptResult(_Result, frozen=True):
     """The result of ``prompts/get``."""
 
     messages: tuple[PromptMessage, ...] = ()
     description: str | UnsetType = UNSET
 
 
-class InputRequest(WireStruct):
+class InputRequest(WireStruct, frozen=True):
     """A request the client must fulfil before the server can answer.
 
     ``method`` is ``elicitation/create``, ``sampling/createMessage`` or
@@ -97,7 +97,7 @@ class InputRequest(WireStruct):
     params: dict[str, Any] | UnsetType = UNSET
 
 
-class InputRequiredResult(_Result):
+class InputRequiredResult(_Result, frozen=True):
     """Ask the client for input, then to retry the same request.
 
     ``request_state`` is any JSON value the handler wants back; the dispatcher
@@ -109,12 +109,12 @@ class InputRequiredResult(_Result):
     request_state: Any | UnsetType = UNSET
 
 
-class _Cacheable(_Result):
+class _Cacheable(_Result, frozen=True):
     ttl_ms: int | UnsetType = UNSET
     cache_scope: CacheScope | UnsetType = UNSET
 
 
-class DiscoverResult(_Cacheable):
+class DiscoverResult(_Cacheable, frozen=True):
     """The result of ``server/discover``."""
 
     supported_versions: tuple[str, ...] = ()
@@ -122,35 +122,35 @@ class DiscoverResult(_Cacheable):
     instructions: str | UnsetType = UNSET
 
 
-class ListToolsResult(_Cacheable):
+class ListToolsResult(_Cacheable, frozen=True):
     """One page of ``tools/list``."""
 
     tools: tuple[ToolDefinition, ...] = ()
     next_cursor: str | UnsetType = UNSET
 
 
-class ListResourcesResult(_Cacheable):
+class ListResourcesResult(_Cacheable, frozen=True):
     """One page of ``resources/list``."""
 
     resources: tuple[ResourceDefinition, ...] = ()
     next_cursor: str | UnsetType = UNSET
 
 
-class ListResourceTemplatesResult(_Cacheable):
+class ListResourceTemplatesResult(_Cacheable, frozen=True):
     """One page of ``resources/templates/list``."""
 
     resource_templates: tuple[ResourceTemplateDefinition, ...] = ()
     next_cursor: str | UnsetType = UNSET
 
 
-class ListPromptsResult(_Cacheable):
+class ListPromptsResult(_Cacheable, frozen=True):
     """One page of ``prompts/list``."""
 
     prompts: tuple[PromptDefinition, ...] = ()
     next_cursor: str | UnsetType = UNSET
 
 
-class CompletionValues(WireStruct):
+class CompletionValues(WireStruct, omit_defaults=False, frozen=True):
     """Suggested values for an argument (at most 100)."""
 
     values: tuple[str, ...] = ()
@@ -158,11 +158,11 @@ class CompletionValues(WireStruct):
     has_more: bool | UnsetType = UNSET
 
 
-class CompleteResult(_Result):
+class CompleteResult(_Result, frozen=True):
     """The result of ``completion/complete``."""
 
     completion: CompletionValues = msgspec.field(default_factory=CompletionValues)
 
 
-class EmptyResult(_Result):
+class EmptyResult(_Result, frozen=True):
     """A result with no members of its own (legacy ``ping`` and friends)."""

@@ -1,1 +1,423 @@
+"""The demo library's MCP server: ORM-backed tools, resources and a prompt.
 
+``LibraryServer`` is published over HTTP at ``/mcp/library`` and over STDIO
+as ``library``. It shows the usual shapes of a Django-backed server:
+
+* ``search-books``: a sync tool using the sync ORM, with ``msgspec.Meta``
+  constraints, a sync ``@rule`` and a structured output schema;
+* ``book-details``: an async tool using the async ORM that reports a
+  missing book as a tool error;
+* ``set-stock``: a write guarded by the ``demo.change_stock`` permission,
+  with an async ``@rule`` that checks the ISBN exists;
+* ``restock-report``: an async generator that reports progress per author;
+* ``library://catalog`` (fixed, publicly cacheable),
+  ``library://books/{isbn}`` (with ISBN completion) and
+  ``library://authors/{author_id}/books`` (plain text);
+* ``recommend-book``: a prompt with genre/audience completion.
+
+Because ``set-stock`` is guarded, the listings depend on the caller and are
+always sent with ``cacheScope: "private"``, whatever ``LibraryServer.cache``
+says; the unguarded catalog read keeps its own public hint.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import AsyncIterator
+from decimal import Decimal
+from typing import Annotated
+
+import msgspec
+from django.db.models import Q
+
+import django_mcp
+from django_mcp import (
+    CacheHint,
+    Completion,
+    McpRequest,
+    McpResponse,
+    Prompt,
+    PromptArgument,
+    Resource,
+    Server,
+    Tool,
+    ToolAnnotations,
+)
+from django_mcp.exceptions import ResourceNotFound
+from django_mcp.schemas import Schema, rule
+from testproject.demo.models import Author, Book
+
+__all__ = [
+    "AUDIENCES",
+    "GENRES",
+    "AuthorBooksResource",
+    "BookDetailsTool",
+    "BookResource",
+    "CatalogResource",
+    "LibraryServer",
+    "RecommendBookPrompt",
+    "RestockReportTool",
+    "SearchBooksTool",
+    "SetStockTool",
+]
+
+#: Values ``recommend-book`` suggests for its ``genre`` argument.
+GENRES = (
+    "adventure",
+    "classics",
+    "fantasy",
+    "fiction",
+    "historical fiction",
+    "horror",
+    "humour",
+    "mystery",
+    "mythology",
+    "science fiction",
+)
+
+#: Values ``recommend-book`` suggests for its ``audience`` argument.
+AUDIENCES = ("adults", "children", "young adults")
+
+Isbn = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^(?:[0-9]{9}[0-9X]|[0-9]{13})$",
+        description="ISBN-10 or ISBN-13, without hyphens.",
+        examples=["9780547773742"],
+    ),
+]
+
+
+# ---------------------------------------------------------------- schemas
+
+
+class BookSummary(Schema):
+    """One book as listed by search results and the catalog."""
+
+    isbn: str
+    title: str
+    author: str
+    published: datetime.date
+    in_stock: bool
+    price: Decimal
+
+
+class AuthorInfo(Schema):
+    """The author of a book."""
+
+    id: int
+    name: str
+    born: datetime.date | None = None
+
+
+class BookDetails(Schema):
+    """Everything the library knows about one book."""
+
+    isbn: str
+    title: str
+    author: AuthorInfo
+    published: datetime.date
+    summary: str
+    in_stock: bool
+    price: Decimal
+
+
+class SearchInput(Schema):
+    """Find books whose title or author contains the query, or by ISBN."""
+
+    query: Annotated[str, msgspec.Meta(max_length=200, description="Words to look for.")]
+    limit: Annotated[int, msgspec.Meta(ge=1, le=50, description="At most this many books.")] = 10
+
+    @rule(field="query")
+    def query_not_blank(self) -> None:
+        if not self.query.strip():
+            raise ValueError("must not be blank")
+
+
+class SearchResults(Schema):
+    """The books matching a search, best first."""
+
+    books: list[BookSummary]
+    count: int
+
+
+class IsbnInput(Schema):
+    """Identify one book."""
+
+    isbn: Isbn
+
+
+class StockInput(Schema):
+    """Mark a book as in stock or out of stock."""
+
+    isbn: Isbn
+    in_stock: bool
+
+    @rule(field="isbn")
+    async def book_exists(self) -> None:
+        # An async rule: it runs on the event loop, so use the async ORM.
+        if not await Book.objects.filter(isbn=self.isbn).aexists():
+            raise ValueError("no book has this ISBN")
+
+
+class AuthorStock(Schema):
+    """Stock of one author's books."""
+
+    author_id: int
+    name: str
+    in_stock: int
+    to_restock: list[str]
+
+
+class RestockReport(Schema):
+    """Which books need restocking, per author."""
+
+    authors: list[AuthorStock]
+    to_restock: int
+
+
+class Catalog(Schema):
+    """Every book of the library."""
+
+    author_count: int
+    book_count: int
+    books: list[BookSummary]
+
+
+def _summary(book: Book) -> BookSummary:
+    return BookSummary(
+        isbn=book.isbn,
+        title=book.title,
+        author=book.author.name,
+        published=book.published,
+        in_stock=book.in_stock,
+        price=book.price,
+    )
+
+
+def _details(book: Book) -> BookDetails:
+    author = book.author
+    return BookDetails(
+        isbn=book.isbn,
+        title=book.title,
+        author=AuthorInfo(id=author.pk, name=author.name, born=author.born),
+        published=book.published,
+        summary=book.summary,
+        in_stock=book.in_stock,
+        price=book.price,
+    )
+
+
+def book_uri(isbn: str) -> str:
+    """Return the ``library://books/{isbn}`` URI of a book."""
+    return f"library://books/{isbn}"
+
+
+# ------------------------------------------------------------------ tools
+
+_READ_ONLY = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+
+
+class SearchBooksTool(Tool[SearchInput, SearchResults]):
+    """Search the catalog by title, author name or exact ISBN."""
+
+    name = "search-books"
+    title = "Search books"
+    annotations = _READ_ONLY
+
+    def handle(self, payload: SearchInput) -> McpResponse:
+        # A sync handler runs in Django's sync thread: the plain ORM is fine.
+        query = payload.query.strip()
+        books = (
+            Book.objects.select_related("author")
+            .filter(Q(title__icontains=query) | Q(author__name__icontains=query) | Q(isbn=query))
+            .order_by("title")[: payload.limit]
+        )
+        found = [_summary(book) for book in books]
+        return McpResponse.structured(SearchResults(books=found, count=len(found)))
+
+
+class BookDetailsTool(Tool[IsbnInput, BookDetails]):
+    """Return a book's details and a link to its resource."""
+
+    name = "book-details"
+    title = "Book details"
+    annotations = _READ_ONLY
+
+    async def handle(self, payload: IsbnInput) -> list[McpResponse]:
+        try:
+            book = await Book.objects.select_related("author").aget(isbn=payload.isbn)
+        except Book.DoesNotExist:
+            return [McpResponse.error("Book not found.")]
+        return [
+            McpResponse.structured(_details(book)),
+            McpResponse.resourceLink(book_uri(book.isbn), book.title, mime_type="application/json"),
+        ]
+
+
+class SetStockTool(Tool[StockInput, BookSummary]):
+    """Mark a book as in stock or out of stock (librarians only)."""
+
+    name = "set-stock"
+    title = "Set stock"
+    permissions = ("demo.change_stock",)
+    annotations = ToolAnnotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+
+    async def handle(self, payload: StockInput) -> McpResponse:
+        await Book.objects.filter(isbn=payload.isbn).aupdate(in_stock=payload.in_stock)
+        book = await Book.objects.select_related("author").aget(isbn=payload.isbn)
+        # Tell subscribed clients that both views of this book changed.
+        django_mcp.resource_updated(LibraryServer, book_uri(book.isbn))
+        django_mcp.resource_updated(LibraryServer, CatalogResource.uri)
+        return McpResponse.structured(_summary(book))
+
+
+class RestockReportTool(Tool[None, RestockReport]):
+    """List the out-of-stock books of every author, reporting progress."""
+
+    name = "restock-report"
+    title = "Restock report"
+    annotations = _READ_ONLY
+
+    async def handle(self) -> AsyncIterator[McpResponse]:
+        total = await Author.objects.acount()
+        yield McpResponse.progress(0, total, f"Checking {total} authors")
+        rows: list[AuthorStock] = []
+        done = 0
+        async for author in Author.objects.order_by("name"):
+            missing = [book.isbn async for book in author.books.filter(in_stock=False).order_by("title")]
+            in_stock = await author.books.filter(in_stock=True).acount()
+            rows.append(
+                AuthorStock(author_id=author.pk, name=author.name, in_stock=in_stock, to_restock=missing)
+            )
+            done += 1
+            yield McpResponse.progress(done, total, f"Checked {author.name}")
+        yield McpResponse.structured(
+            RestockReport(authors=rows, to_restock=sum(len(r.to_restock) for r in rows))
+        )
+
+
+# -------------------------------------------------------------- resources
+
+
+class CatalogResource(Resource):
+    """Every book of the library; the same for every caller."""
+
+    name = "catalog"
+    title = "Library catalog"
+    uri = "library://catalog"
+    mime_type = "application/json"
+    cache = CacheHint(ttl_ms=60_000, scope="public")
+
+    async def handle(self) -> McpResponse:
+        books = [_summary(book) async for book in Book.objects.select_related("author").order_by("title")]
+        authors = await Author.objects.acount()
+        return McpResponse.structured(Catalog(author_count=authors, book_count=len(books), books=books))
+
+
+class BookResource(Resource):
+    """One book as JSON, addressed by its ISBN."""
+
+    name = "book"
+    title = "Book"
+    uri_template = "library://books/{isbn}"
+    mime_type = "application/json"
+
+    async def handle(self, isbn: str, request: McpRequest) -> McpResponse:
+        try:
+            book = await Book.objects.select_related("author").aget(isbn=isbn)
+        except Book.DoesNotExist:
+            raise ResourceNotFound(data={"uri": request.uri}) from None
+        return McpResponse.structured(_details(book))
+
+    async def complete(self, value: str) -> Completion:
+        matching = Book.objects.filter(isbn__startswith=value).order_by("isbn")
+        total = await matching.acount()
+        isbns = [isbn async for isbn in matching.values_list("isbn", flat=True)[:100]]
+        return Completion(values=tuple(isbns), total=total, has_more=total > len(isbns))
+
+
+class AuthorBooksResource(Resource):
+    """The titles of one author, one per line."""
+
+    name = "author-books"
+    title = "Books by author"
+    uri_template = "library://authors/{author_id}/books"
+    mime_type = "text/plain"
+
+    async def handle(self, author_id: str, request: McpRequest) -> McpResponse:
+        author = None
+        if author_id.isascii() and author_id.isdigit():
+            author = await Author.objects.filter(pk=int(author_id)).afirst()
+        if author is None:
+            raise ResourceNotFound(data={"uri": request.uri})
+        lines = [f"Books by {author.name}:"]
+        async for book in author.books.order_by("published"):
+            stock = "in stock" if book.in_stock else "out of stock"
+            lines.append(f"- {book.title} ({book.published.year}), ISBN {book.isbn}, {stock}")
+        if len(lines) == 1:
+            lines.append("(none)")
+        return McpResponse.text("\n".join(lines))
+
+
+# ---------------------------------------------------------------- prompts
+
+
+class RecommendBookPrompt(Prompt):
+    """Ask the model to recommend one in-stock book of a genre."""
+
+    name = "recommend-book"
+    title = "Recommend a book"
+    arguments = (
+        PromptArgument(name="genre", description="The genre the reader wants.", required=True),
+        PromptArgument(name="audience", description="Who the book is for, e.g. children."),
+    )
+
+    async def handle(self, genre: str, audience: str | None = None) -> list[McpResponse]:
+        shelf = [
+            f"- {book.title} by {book.author.name} (ISBN {book.isbn})"
+            async for book in Book.objects.select_related("author").filter(in_stock=True).order_by("title")
+        ]
+        reader = f" for {audience}" if audience else ""
+        return [
+            McpResponse.text(
+                "You help library visitors choose a book. Recommend only books from this "
+                "list of titles in stock:\n" + ("\n".join(shelf) or "(nothing is in stock)")
+            ).asUser(),
+            McpResponse.text(
+                "Understood. I will pick one title from that list and say why it fits."
+            ).asAssistant(),
+            McpResponse.text(f"Recommend one {genre} book{reader}.").asUser(),
+        ]
+
+    def complete(self, argument: str, value: str) -> Completion:
+        options = GENRES if argument == "genre" else AUDIENCES
+        prefix = value.strip().casefold()
+        return Completion(values=tuple(option for option in options if option.startswith(prefix)))
+
+
+# ----------------------------------------------------------------- server
+
+
+class LibraryServer(Server):
+    """Search, inspect and restock the demo library."""
+
+    name = "library"
+    version = "1.0.0"
+    title = "Demo library"
+    description = "The books and authors of the django_mcp demo project."
+    instructions = (
+        "Use search-books to find books and book-details for one ISBN; read "
+        "library://catalog for the whole catalog. set-stock needs the "
+        "demo.change_stock permission. ISBNs are digits only, no hyphens."
+    )
+    # Listings would be shareable, but set-stock's permission makes them
+    # depend on the caller: the dispatcher then sends them as private.
+    cache = CacheHint(ttl_ms=300_000, scope="public")
+    tools = (SearchBooksTool, BookDetailsTool, SetStockTool, RestockReportTool)
+    resources = (CatalogResource, BookResource, AuthorBooksResource)
+    prompts = (RecommendBookPrompt,)
+
+
+django_mcp.web("library", LibraryServer)
+django_mcp.local("library", LibraryServer)

@@ -5,39 +5,52 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Author',
+            name="Author",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('born', models.DateField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("born", models.DateField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Book',
+            name="Book",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('published', models.DateField()),
-                ('isbn', models.CharField(max_length=13, unique=True, verbose_name='ISBN')),
-                ('summary', models.TextField(blank=True)),
-                ('in_stock', models.BooleanField(default=True)),
-                ('price', models.DecimalField(decimal_places=2, max_digits=8)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='books', to='demo.author')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                ("published", models.DateField()),
+                ("isbn", models.CharField(max_length=13, unique=True, verbose_name="ISBN")),
+                ("summary", models.TextField(blank=True)),
+                ("in_stock", models.BooleanField(default=True)),
+                ("price", models.DecimalField(decimal_places=2, max_digits=8)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="books", to="demo.author"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['title'],
-                'permissions': [('change_stock', 'Can change stock')],
+                "ordering": ["title"],
+                "permissions": [("change_stock", "Can change stock")],
             },
         ),
     ]
