@@ -34,7 +34,7 @@ from django_mcp.protocol.results import (
     PromptMessage,
     ReadResourceResult,
 )
-from django_mcp.response import McpResponse, encode_resource, merge_meta, mime_family
+from django_mcp.response import McpResponse, check_meta_keys, encode_resource, merge_meta, mime_family
 
 __all__ = ["ShapeError", "prompt_result", "resource_result", "tool_result"]
 
@@ -44,12 +44,22 @@ class ShapeError(Exception):
 
 
 def _only(produced: Sequence[Any], kind: type[Any], what: str) -> Any | None:
-    """Return the single protocol result or InputRequiredResult, if any."""
+    """Return the single protocol result or InputRequiredResult, if any.
+
+    Explicit results stay subject to the metadata rules: reserved protocol
+    keys cannot be set by application code.
+    """
     special = [p for p in produced if isinstance(p, kind | InputRequiredResult)]
     if not special:
         return None
     if len(produced) != 1:
         raise ShapeError(f"a {what} handler returning {type(special[0]).__name__} must return only it")
+    meta = special[0].meta
+    if meta is not UNSET:
+        try:
+            check_meta_keys(meta)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError(f"a {what} handler returned invalid result metadata: {exc}") from None
     return special[0]
 
 

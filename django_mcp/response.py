@@ -260,27 +260,30 @@ def to_json_value(value: Any) -> Any:
         normalized = msgspec.to_builtins(value, builtin_types=_BINARY)
     except TypeError as exc:
         raise ValueError(f"structured content is not JSON-serializable: {exc}") from None
-    _check_json(normalized, "$")
-    return normalized
+    return _check_json(normalized, "$")
 
 
-def _check_json(value: Any, path: str) -> None:
+def _check_json(value: Any, path: str) -> Any:
+    """Return ``value`` with tuples as lists; raise for anything not JSON."""
     if isinstance(value, str) or value is None or isinstance(value, bool | int):
-        return
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"structured content at {path} is not a finite number: {value!r}")
-        return
+        return value
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ValueError(f"structured content at {path} has a non-string key: {key!r}")
-            _check_json(item, f"{path}.{key}")
-        return
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_json(item, f"{path}[{index}]")
-        return
+            checked = _check_json(item, f"{path}.{key}")
+            if checked is not item:
+                value[key] = checked  # a fresh dict from to_builtins: safe to update
+        return value
+    if isinstance(value, list | tuple):
+        items = [_check_json(item, f"{path}[{index}]") for index, item in enumerate(value)]
+        if isinstance(value, list) and all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return items
     if isinstance(value, _BINARY):
         raise ValueError(
             f"structured content at {path} holds binary data; use resource() with "

@@ -5,6 +5,7 @@ seeds state how a tool, a resource and a prompt shape what a handler returns
 (``django_mcp._shape``, ``django_mcp._methods``) in terms of McpResponse.
 """
 
+import asyncio
 import base64
 import copy
 import dataclasses
@@ -12,10 +13,11 @@ import datetime
 import decimal
 import enum
 import uuid
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import pytest
+from django.core.signals import got_request_exception
 from django.http import HttpResponse
 
 from django_mcp import ContentAnnotations, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
@@ -30,10 +32,10 @@ from django_mcp.protocol.content import (
     TextContent,
     TextResourceContents,
 )
-from django_mcp.protocol.jsonrpc import INTERNAL_ERROR
+from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from django_mcp.protocol.results import CallToolResult, GetPromptResult, ReadResourceResult
 from django_mcp.response import merge_meta
-from django_mcp.schemas import Schema
+from django_mcp.schemas import Schema, rule
 from django_mcp.server.compiler import compile_server
 
 META = {
@@ -76,7 +78,7 @@ def prompt_server(handle: Any) -> type[Server]:
 
 
 async def call_tool(server: type[Server]) -> Any:
-    return (await call(server, "tools/call", {"name": "t"}))
+    return await call(server, "tools/call", {"name": "t"})
 
 
 async def read(server: type[Server]) -> Any:
@@ -219,6 +221,18 @@ def test_application_metadata_cannot_use_reserved_protocol_keys(key: str, builde
         getattr(McpResponse.text("hi"), builder)({key: "x"})
 
 
+@pytest.mark.parametrize("key", ["bad key", "-x/name", "com.example/-name", "com..example/name", 42])
+def test_metadata_keys_must_follow_the_meta_key_grammar(key: Any) -> None:
+    with pytest.raises(ValueError):
+        McpResponse.text("hi").withMeta({key: 1})
+
+
+@pytest.mark.parametrize("value", [float("nan"), b"bytes", object()], ids=["nan", "bytes", "object"])
+def test_metadata_values_must_be_json(value: Any) -> None:
+    with pytest.raises(ValueError):
+        McpResponse.text("hi").withMeta({"example.org/k": value})
+
+
 def test_a_prefix_whose_second_label_is_not_reserved_is_allowed() -> None:
     response = McpResponse.text("hi").withMeta({"com.example.mcp/x": 1})
     assert response.meta == {"com.example.mcp/x": 1}
@@ -304,10 +318,25 @@ class Tagged(Schema):
     tags: tuple[str, ...] = ()
 
 
-def test_structured_accepts_tuples_as_json_arrays() -> None:
-    # msgspec encodes tuples as JSON arrays; Schema/Struct tuple fields too.
-    assert McpResponse.structured({"pair": (1, 2)}).structured_content == {"pair": [1, 2]}
-    assert McpResponse.structured(Tagged(tags=("a", "b"))).structured_content == {"tags": ["a", "b"]}
+class Pair(NamedTuple):
+    left: int
+    right: int
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"pair": (1, 2)}, {"pair": [1, 2]}),
+        (Tagged(tags=("a", "b")), {"tags": ["a", "b"]}),
+        (Pair(1, 2), [1, 2]),
+    ],
+    ids=["tuple", "schema-tuple-field", "namedtuple"],
+)
+def test_structured_accepts_tuples_as_json_arrays(value: Any, expected: Any) -> None:
+    # msgspec encodes every tuple as a JSON array, Schema/Struct fields included.
+    response = McpResponse.structured(value)
+    assert response.structured_content == expected
+    assert response.content == (TextContent(text=msgspec.json.encode(expected).decode()),)
 
 
 def test_structured_does_not_mutate_or_share_its_input() -> None:
@@ -333,7 +362,18 @@ def test_structured_does_not_mutate_or_share_its_input() -> None:
         object(),
         {"a": object()},
     ],
-    ids=["nan", "inf", "nested-inf", "int-key", "tuple-key", "bytes", "bytearray", "memoryview", "object", "nested-object"],
+    ids=[
+        "nan",
+        "inf",
+        "nested-inf",
+        "int-key",
+        "tuple-key",
+        "bytes",
+        "bytearray",
+        "memoryview",
+        "object",
+        "nested-object",
+    ],
 )
 def test_structured_refuses_values_that_are_not_json(value: Any) -> None:
     with pytest.raises(ValueError):
@@ -387,7 +427,12 @@ def test_resource_with_a_json_mime_is_utf8_json_text(mime: str) -> None:
 
 @pytest.mark.parametrize(
     "mime",
-    ["application/msgpack", "application/x-msgpack", "application/vnd.msgpack", "application/vnd.example+msgpack"],
+    [
+        "application/msgpack",
+        "application/x-msgpack",
+        "application/vnd.msgpack",
+        "application/vnd.example+msgpack",
+    ],
 )
 def test_resource_with_a_messagepack_mime_is_a_base64_blob(mime: str) -> None:
     contents = embedded(McpResponse.resource("demo://s", VALUE, mime))
@@ -549,6 +594,28 @@ async def test_structured_result_may_be_accompanied_by_other_blocks() -> None:
     }
 
 
+class CheckedReady(Schema):
+    ready: bool
+
+    @rule
+    async def must_be_ready(self) -> None:
+        await asyncio.sleep(0)
+        if not self.ready:
+            raise ValueError("not ready")
+
+
+async def test_output_is_validated_with_its_asynchronous_schema_rules() -> None:
+    async def handle_ready(self: Any) -> Any:
+        return McpResponse.structured({"ready": True})
+
+    async def handle_not_ready(self: Any) -> Any:
+        return McpResponse.structured({"ready": False})
+
+    passed = await call_tool(tool_server(handle_ready, output=CheckedReady))
+    assert passed["result"]["structuredContent"] == {"ready": True}
+    assert (await call_tool(tool_server(handle_not_ready, output=CheckedReady)))["result"] == TOOL_FAILED
+
+
 async def test_an_error_result_is_not_validated_against_the_output_schema() -> None:
     async def handle(self: Any) -> Any:
         return McpResponse.error("Order not found.")
@@ -571,19 +638,29 @@ async def test_with_meta_reaches_result_meta_beside_the_server_info() -> None:
 
 
 async def test_with_content_meta_and_annotations_reach_every_block() -> None:
-    annotations = ContentAnnotations(audience=("assistant",), priority=0.8, last_modified="2026-10-21T12:00:00Z")
+    annotations = ContentAnnotations(
+        audience=("assistant",), priority=0.8, last_modified="2026-10-21T12:00:00Z"
+    )
 
     async def handle(self: Any) -> Any:
         return [
-            McpResponse.text("a").withContentMeta({"example.org/source": "orders"}).withAnnotations(annotations),
-            McpResponse.image(b"x", "image/png").withContentMeta({"example.org/source": "orders"})
+            McpResponse.text("a")
+            .withContentMeta({"example.org/source": "orders"})
+            .withAnnotations(annotations),
+            McpResponse.image(b"x", "image/png")
+            .withContentMeta({"example.org/source": "orders"})
             .withAnnotations(annotations),
         ]
 
     wire_annotations = {"audience": ["assistant"], "priority": 0.8, "lastModified": "2026-10-21T12:00:00Z"}
     reply = await call_tool(tool_server(handle))
     assert reply["result"]["content"] == [
-        {"type": "text", "text": "a", "annotations": wire_annotations, "_meta": {"example.org/source": "orders"}},
+        {
+            "type": "text",
+            "text": "a",
+            "annotations": wire_annotations,
+            "_meta": {"example.org/source": "orders"},
+        },
         {
             "type": "image",
             "data": "eA==",
@@ -639,7 +716,10 @@ async def test_tool_result_metadata_is_bounded_by_max_metadata_size(settings: An
     async def large(self: Any) -> Any:
         return McpResponse.text("hi").withMeta({"example.org/k": "x" * 400})
 
-    assert (await call_tool(tool_server(small)))["result"]["_meta"] == {"example.org/k": "x" * 10, **SERVER_INFO}
+    assert (await call_tool(tool_server(small)))["result"]["_meta"] == {
+        "example.org/k": "x" * 10,
+        **SERVER_INFO,
+    }
     assert fails_internally(await call_tool(tool_server(large)))
 
 
@@ -654,6 +734,61 @@ async def test_encoded_response_is_bounded_by_max_response_size(settings: Any) -
 
     assert (await call_tool(tool_server(small)))["result"]["content"] == [{"type": "text", "text": "x" * 100}]
     assert fails_internally(await call_tool(tool_server(large)))
+
+
+# -- unexpected exceptions and protocol errors ---------------------------------------------
+
+
+async def test_unexpected_tool_exception_is_reported_and_shown_as_tool_execution_failed() -> None:
+    reported: list[Any] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        reported.append(kwargs.get("request"))
+
+    async def handle(self: Any) -> Any:
+        raise RuntimeError("secret database password")
+
+    got_request_exception.connect(receiver)
+    try:
+        reply = await call_tool(tool_server(handle))
+    finally:
+        got_request_exception.disconnect(receiver)
+    assert reply["result"] == TOOL_FAILED
+    assert len(reported) == 1
+
+
+async def test_unexpected_resource_exception_is_an_internal_error() -> None:
+    async def handle(self: Any) -> Any:
+        raise RuntimeError("secret database password")
+
+    reply = await read(resource_server(handle))
+    assert fails_internally(reply)
+    assert "secret" not in msgspec.json.encode(reply).decode()
+
+
+async def test_unexpected_prompt_exception_is_an_internal_error() -> None:
+    async def handle(self: Any) -> Any:
+        raise RuntimeError("secret database password")
+
+    reply = await get_prompt(prompt_server(handle))
+    assert fails_internally(reply)
+    assert "secret" not in msgspec.json.encode(reply).decode()
+
+
+async def test_unknown_tool_is_invalid_params_not_a_tool_error() -> None:
+    async def handle(self: Any) -> Any:
+        return McpResponse.text("x")
+
+    reply = await call(tool_server(handle), "tools/call", {"name": "nope"})
+    assert reply["error"]["code"] == INVALID_PARAMS
+
+
+async def test_unknown_method_is_method_not_found() -> None:
+    async def handle(self: Any) -> Any:
+        return McpResponse.text("x")
+
+    reply = await call(tool_server(handle), "tools/frobnicate")
+    assert reply["error"]["code"] == METHOD_NOT_FOUND
 
 
 # -- explicit protocol results ------------------------------------------------------------
@@ -695,7 +830,9 @@ async def test_tool_returning_another_methods_result_fails(value: Any) -> None:
     ],
     ids=["missing", "invalid"],
 )
-async def test_explicit_call_tool_result_needs_valid_structured_content_for_an_output_schema(value: Any) -> None:
+async def test_explicit_call_tool_result_needs_valid_structured_content_for_an_output_schema(
+    value: Any,
+) -> None:
     async def handle(self: Any) -> Any:
         return value
 
@@ -704,7 +841,9 @@ async def test_explicit_call_tool_result_needs_valid_structured_content_for_an_o
 
 async def test_explicit_call_tool_result_with_valid_structured_content_passes_the_output_schema() -> None:
     async def handle(self: Any) -> Any:
-        return CallToolResult(content=(TextContent(text='{"ready":true}'),), structuredContent={"ready": True})
+        return CallToolResult(
+            content=(TextContent(text='{"ready":true}'),), structuredContent={"ready": True}
+        )
 
     reply = await call_tool(tool_server(handle, output=Ready))
     assert reply["result"]["structuredContent"] == {"ready": True}
@@ -722,7 +861,9 @@ async def test_explicit_result_metadata_cannot_use_reserved_protocol_keys() -> N
 
 async def test_resource_may_return_its_own_read_resource_result() -> None:
     async def handle(self: Any) -> Any:
-        return ReadResourceResult(contents=(TextResourceContents(uri="demo://r", text="x", mime_type="text/plain"),))
+        return ReadResourceResult(
+            contents=(TextResourceContents(uri="demo://r", text="x", mime_type="text/plain"),)
+        )
 
     reply = await read(resource_server(handle))
     assert reply["result"] == {
@@ -788,7 +929,9 @@ async def test_resource_mime_type_applies_to_text() -> None:
         return McpResponse.text("# Orders")
 
     reply = await read(resource_server(handle, mime_type="text/markdown"))
-    assert reply["result"]["contents"] == [{"uri": "demo://r", "text": "# Orders", "mimeType": "text/markdown"}]
+    assert reply["result"]["contents"] == [
+        {"uri": "demo://r", "text": "# Orders", "mimeType": "text/markdown"}
+    ]
 
 
 async def test_resource_mime_type_applies_to_structured() -> None:
@@ -914,4 +1057,6 @@ async def test_prompt_arguments_reach_the_handler_by_name() -> None:
     )
     server = type("PromptArgsServer", (Server,), {"prompts": (prompt,)})
     reply = await call(server, "prompts/get", {"name": "p", "arguments": {"topic": "routing"}})
-    assert reply["result"]["messages"] == [{"role": "user", "content": {"type": "text", "text": "About routing"}}]
+    assert reply["result"]["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "About routing"}}
+    ]
