@@ -48,6 +48,7 @@ from django_mcp.dispatcher import (
     Dispatcher,
     Envelope,
     Reply,
+    ServerBusy,
     check_version,
     encode_error,
     encode_notification,
@@ -124,8 +125,7 @@ class McpView(View):
         content_type = request.content_type or ""
         if content_type.lower() != JSON:
             return _json_error(None, InvalidRequest(f"Content-Type must be {JSON}"), 415)
-        accept = request.headers.get("Accept", "*/*")
-        if not any(kind in accept for kind in (JSON, SSE, "*/*", "application/*")):
+        if not _accepts_json_or_sse(request.headers.get("Accept", "*/*")):
             return _json_error(None, InvalidRequest(f"Accept must allow {JSON} or {SSE}"), 406)
         body = self._read_body(request)
         if isinstance(body, HttpResponse):
@@ -133,7 +133,9 @@ class McpView(View):
         try:
             envelope = parse_message(body)
         except McpError as error:
-            return _json_error(getattr(error, "request_id", None), error, error.http_status)
+            # The message cannot be served at all (and so lacks the _meta a
+            # modern request needs): always a 400, whatever the code.
+            return _json_error(getattr(error, "request_id", None), error, 400)
         headers = McpHeaders.from_request(request)
         try:
             session_id = headers.get(SESSION_HEADER)
@@ -310,9 +312,18 @@ class McpView(View):
         queue: asyncio.Queue[bytes | _Final] = asyncio.Queue()
         can_stream = isinstance(request, ASGIRequest) and SSE in request.headers.get("Accept", "")
 
+        loop = asyncio.get_running_loop()
+
         def emit(method: str, params: dict[str, Any]) -> None:
-            if can_stream:
-                queue.put_nowait(encode_notification(method, params))
+            if not can_stream:
+                return
+            message = encode_notification(method, params)
+            if _running_loop() is loop:
+                queue.put_nowait(message)
+            else:
+                # A sync handler logs from sync_to_async's worker thread:
+                # asyncio queues are not thread-safe.
+                loop.call_soon_threadsafe(queue.put_nowait, message)
 
         if legacy_session is not None and can_stream:
             ctx.client_request = _client_requester(legacy_session, queue)
@@ -329,7 +340,10 @@ class McpView(View):
         if isinstance(first, _Final):
             reply = _reply_of(task)
             status = 200 if ctx.era == "legacy" and reply.error is not None else reply.status
-            return HttpResponse(reply.body, status=status, content_type=JSON)
+            response = HttpResponse(reply.body, status=status, content_type=JSON)
+            if isinstance(reply.error, ServerBusy):
+                response["Retry-After"] = "1"
+            return response
         return _sse_response(_stream(first, queue, task))
 
     # ------------------------------------------------------ GET and DELETE
@@ -362,7 +376,7 @@ class McpView(View):
     async def _session(self, request: HttpRequest, dispatcher: Dispatcher) -> LegacySession | HttpResponse:
         session_id = request.headers.get(SESSION_HEADER)
         if session_id is None:
-            return self.http_method_not_allowed(request)
+            return _not_allowed()
         session = await LegacySession.load(session_id, server=server_key(dispatcher.compiled.server))
         if session is None:
             return _json_error(None, InvalidRequest("Session not found"), 404)
@@ -386,11 +400,19 @@ class McpView(View):
             return _json_error(None, InvalidRequest("Forbidden: origin not allowed"), 403)
         return None
 
-    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        """Answer 405 with the methods this endpoint serves."""
-        response = HttpResponse(status=405)
-        response["Allow"] = "POST, GET, DELETE"
-        return response
+    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        """Answer 405 with the methods this endpoint serves.
+
+        Return an awaitable: every handler of this view is async, so
+        ``View.dispatch`` awaits whatever it gets (a bare response would
+        be a 500).
+        """
+        response = _not_allowed()
+
+        async def answer() -> HttpResponse:
+            return response
+
+        return answer()
 
 
 # ------------------------------------------------------------------ helpers
@@ -402,6 +424,31 @@ def _cancel_legacy(session_id: str, request_id: Any) -> None:
     task = _legacy_tasks.get((session_id, str(request_id)))
     if task is not None:
         task.cancel()
+
+
+def _not_allowed() -> HttpResponse:
+    response = HttpResponse(status=405)
+    response["Allow"] = "POST, GET, DELETE"
+    return response
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _accepts_json_or_sse(accept: str) -> bool:
+    """Return True when an Accept header admits JSON or SSE answers."""
+    for item in accept.split(","):
+        media, *parameters = (part.strip() for part in item.split(";"))
+        if media.lower() not in (JSON, SSE, "*/*", "application/*", "text/*"):
+            continue
+        refused = any(p.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in parameters)
+        if not refused:
+            return True
+    return False
 
 
 def _reply_of(task: asyncio.Future[Reply]) -> Reply:

@@ -11,10 +11,14 @@
  *
  *   npx node sdk_client.mjs <url> [options]
  *
+ * (tests/live/test_typescript_sdk_client.py runs node_modules/.bin/node
+ * directly, with node_modules/.bin first on PATH: the same thing.)
+ *
  * Options (all optional; every JSON value must be a JSON object):
  *   --tool NAME                  tool for the "call" step            (default: echo)
  *   --args JSON                  its arguments                       (default: {"text":"hi"})
- *   --read URI                   resources/read this URI             -> "read"
+ *   --read URI                   resources/read this URI; repeatable -> "read"
+ *   --read-error URI             resources/read a URI that must fail -> "readError"
  *   --prompt NAME                prompts/get this prompt             -> "prompt"
  *   --prompt-args JSON           its arguments                       (default: {})
  *   --complete-prompt NAME       completion/complete against ref/prompt NAME
@@ -41,7 +45,11 @@
  *   resources            URIs from resources/list (all pages)
  *   templates            uriTemplates from resources/templates/list (all pages)
  *   prompts              names from prompts/list (all pages)
- *   read                 full ReadResourceResult            (only with --read)
+ *   read                 full ReadResourceResult of every --read, in
+ *                        command-line order (an array)     (only with --read)
+ *   readError            {code, message, data} of the JSON-RPC error the
+ *                        --read-error read failed with, or null if it
+ *                        unexpectedly succeeded            (only with --read-error)
  *   prompt               full GetPromptResult               (only with --prompt)
  *   complete             full CompleteResult                (only with --complete-prompt)
  *   progress             params of every notifications/progress received
@@ -63,7 +71,7 @@ import { parseArgs } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 // stdout carries only the final JSON document. Route any stray console
 // output (from this script or a library) to stderr so it cannot corrupt it.
@@ -80,7 +88,7 @@ function log(...parts) {
 class UsageError extends Error {}
 
 const USAGE =
-    'usage: npx node sdk_client.mjs <url> [--tool NAME] [--args JSON] [--read URI]\n' +
+    'usage: npx node sdk_client.mjs <url> [--tool NAME] [--args JSON] [--read URI]... [--read-error URI]\n' +
     '       [--prompt NAME] [--prompt-args JSON]\n' +
     '       [--complete-prompt NAME --complete-arg NAME [--complete-value V]]\n' +
     '       [--progress-tool NAME [--progress-args JSON]]\n' +
@@ -112,7 +120,8 @@ function parseCommandLine(argv) {
             options: {
                 tool: { type: 'string', default: 'echo' },
                 args: { type: 'string', default: '{"text":"hi"}' },
-                read: { type: 'string' },
+                read: { type: 'string', multiple: true, default: [] },
+                'read-error': { type: 'string' },
                 prompt: { type: 'string' },
                 'prompt-args': { type: 'string', default: '{}' },
                 'complete-prompt': { type: 'string' },
@@ -157,6 +166,7 @@ function parseCommandLine(argv) {
         tool: values.tool,
         toolArgs: jsonObjectOption('args', values.args),
         read: values.read,
+        readError: values['read-error'],
         prompt: values.prompt,
         promptArgs: jsonObjectOption('prompt-args', values['prompt-args']),
         completePrompt: values['complete-prompt'],
@@ -263,9 +273,28 @@ async function run(opts) {
             out.prompts = null;
         }
 
-        if (opts.read !== undefined) {
-            log(`resources/read ${opts.read}`);
-            out.read = await client.readResource({ uri: opts.read }, requestOptions);
+        if (opts.read.length > 0) {
+            out.read = [];
+            for (const uri of opts.read) {
+                log(`resources/read ${uri}`);
+                out.read.push(await client.readResource({ uri }, requestOptions));
+            }
+        }
+
+        // A read that must fail: record the JSON-RPC error instead of failing
+        // the whole run. Anything that is not an McpError (transport failure,
+        // timeout) still propagates.
+        if (opts.readError !== undefined) {
+            log(`resources/read ${opts.readError} (expecting an error)`);
+            try {
+                await client.readResource({ uri: opts.readError }, requestOptions);
+                out.readError = null;
+            } catch (err) {
+                if (!(err instanceof McpError)) throw err;
+                // McpError prefixes its message with "MCP error <code>: ".
+                const message = err.message.replace(/^MCP error -?\d+: /, '');
+                out.readError = { code: err.code, message, data: err.data ?? null };
+            }
         }
 
         if (opts.prompt !== undefined) {

@@ -1,0 +1,180 @@
+"""Run every ```python block of ``docs/*.md`` as a test.
+
+Developer guide: "Keep docs/ in step with the code; every code example in the
+docs runs as a test." Each block runs on its own, in a fresh module namespace
+and with an empty server registry, so a block can neither lean on another
+block nor leak registrations into the rest of the suite. Test ids name the
+page and the block's position among that page's Python blocks, counted from
+one: ``responses.md#3``.
+
+A block opts out only with ``<!-- no-test: reason -->`` on the line right
+before its opening fence; use that for shell-dependent snippets at most, and
+prefer ``sh``/``json`` fences for anything that is not Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import linecache
+import re
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from django_mcp.registry import registry
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)")
+_NO_TEST = re.compile(r"^\s*<!--\s*no-test:\s*(?P<reason>\S.*?)\s*-->\s*$")
+#: Info strings that would look like Python to a reader but escape this test.
+_PYTHON_LOOKALIKES = frozenset({"py", "python3", "py3", "pycon", "ipython"})
+_LINK = re.compile(r"\]\((?P<target>[^)\s#]+\.md)(?:#[^)]*)?\)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Fence:
+    """One fenced code block of a docs page."""
+
+    page: Path
+    lang: str
+    line: int  # 1-based line of the first source line
+    source: str
+    skip_reason: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    """A Python block, with the id used for its test."""
+
+    id: str
+    fence: Fence
+
+
+def _fences(page: Path) -> Iterator[Fence]:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        indent, ticks = opening["indent"], opening["ticks"]
+        previous = lines[index - 1] if index else ""
+        marker = _NO_TEST.match(previous)
+        body: list[str] = []
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != ticks:
+            line = lines[end]
+            body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
+            end += 1
+        if end == len(lines):
+            raise AssertionError(f"{page.name}:{index + 1}: unclosed code fence")
+        yield Fence(
+            page=page,
+            lang=opening["lang"].lower(),
+            line=index + 2,
+            source="\n".join(body) + "\n",
+            skip_reason=marker["reason"] if marker else None,
+        )
+        index = end + 1
+
+
+def _pages() -> list[Path]:
+    return sorted(DOCS.glob("*.md"))
+
+
+def _examples() -> list[Example]:
+    examples = []
+    for page in _pages():
+        blocks = [fence for fence in _fences(page) if fence.lang == "python"]
+        for number, fence in enumerate(blocks, start=1):
+            examples.append(Example(f"{page.name}#{number}", fence))
+    return examples
+
+
+EXAMPLES = _examples()
+
+
+def _run(example: Example) -> None:
+    fence = example.fence
+    # Import every URLconf before the registry is emptied: django_mcp.urls
+    # reads the registry once, on first import, and must see the project's
+    # real registrations for the rest of the suite.
+    importlib.import_module(settings.ROOT_URLCONF)
+    importlib.import_module("django_mcp.urls")
+    name = "docs_example_" + re.sub(r"\W", "_", example.id)
+    module = types.ModuleType(name)
+    module.__file__ = str(fence.page)
+    # Pad so tracebacks point at the block's own lines in the .md file.
+    source = "\n" * (fence.line - 1) + fence.source
+    code = compile(source, example.id, "exec")
+    # Let tracebacks and assertion rewriting show the block's lines.
+    linecache.cache[example.id] = (len(source), None, source.splitlines(True), example.id)
+    saved = registry.snapshot()
+    registry.restore({"web": {}, "local": {}})
+    # msgspec and dataclasses resolve annotations through sys.modules.
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)  # noqa: S102 - running the docs is the point
+    finally:
+        sys.modules.pop(name, None)
+        registry.restore(saved)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
+def test_docs_example_runs(example: Example) -> None:
+    # Sync on purpose: blocks call asyncio.run(), which needs no running loop.
+    if example.fence.skip_reason is not None:
+        pytest.skip(f"no-test: {example.fence.skip_reason}")
+    _run(example)
+
+
+def test_docs_have_python_examples() -> None:
+    assert _pages(), f"no Markdown pages under {DOCS}"
+    assert EXAMPLES
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
+def test_no_python_block_escapes_the_runner(page: Path) -> None:
+    lookalikes = [
+        f"{page.name}:{fence.line - 1} uses ```{fence.lang}"
+        for fence in _fences(page)
+        if fence.lang in _PYTHON_LOOKALIKES
+    ]
+    assert lookalikes == [], "label Python blocks ```python so they run"
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
+def test_no_test_markers_sit_right_before_a_fence(page: Path) -> None:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    stray = [
+        f"{page.name}:{number}"
+        for number, line in enumerate(lines, start=1)
+        if _NO_TEST.match(line)
+        and (number == len(lines) or _FENCE.match(lines[number]) is None)
+    ]
+    assert stray == [], "a no-test marker must be the line right before a fence"
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
+def test_relative_links_resolve(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    broken = [
+        match["target"]
+        for match in _LINK.finditer(text)
+        if "://" not in match["target"] and not (page.parent / match["target"]).is_file()
+    ]
+    assert broken == []
+
+
+def test_index_links_every_page() -> None:
+    index = DOCS / "index.md"
+    linked = {match["target"] for match in _LINK.finditer(index.read_text(encoding="utf-8"))}
+    missing = sorted(p.name for p in _pages() if p.name != "index.md" and p.name not in linked)
+    assert missing == []

@@ -1,0 +1,610 @@
+"""System checks: each django_mcp check ID, as exact lists of messages.
+
+Settings are changed with pytest-django's ``settings`` fixture; servers are
+put straight into ``registry._registry`` (between ``snapshot()`` and
+``restore()``) because ``web()``/``local()`` refuse servers that do not
+compile.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.checks import Error, Warning, run_checks
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+
+from django_mcp import McpResponse, Resource, Server, Tool
+from django_mcp.checks import check_deploy, check_servers, check_settings
+from django_mcp.events.base import EventBackend
+from django_mcp.events.memory import MemoryEventBackend
+from django_mcp.registry import registry
+from django_mcp.server.compiler import compile_server
+
+HERE = __name__  # importable: pytest registers this module in sys.modules
+
+INT_LIMITS = {
+    "MCP_MAX_REQUEST_SIZE": 1024 * 1024,
+    "MCP_MAX_RESPONSE_SIZE": 4 * 1024 * 1024,
+    "MCP_MAX_METADATA_SIZE": 64 * 1024,
+    "MCP_DEFAULT_PAGE_SIZE": 50,
+    "MCP_MAX_PAGE_SIZE": 100,
+    "MCP_MAX_CONCURRENT_REQUESTS": 32,
+}
+SECONDS = {"MCP_REQUEST_STATE_MAX_AGE": 600, "MCP_SESSION_TIMEOUT": 3600, "MCP_SSE_KEEPALIVE": 20}
+
+
+# ------------------------------------------------------------- fixtures
+
+
+class SilentBackend(EventBackend):
+    """An event backend that is not the in-process one (for W002)."""
+
+
+class ReportingBackend(EventBackend):
+    """An event backend with a check message of its own."""
+
+    def check(self, **kwargs: Any) -> list[Any]:
+        return [Warning("Reporting backend says hi.", hint="Nothing to do.", id="tests.W001")]
+
+
+class BrokenBackend(EventBackend):
+    """An event backend that cannot be created."""
+
+    def __init__(self) -> None:
+        raise ImproperlyConfigured("BrokenBackend needs a service that is not configured")
+
+
+class TokenAuthenticator:
+    def authenticate(self, request: Any) -> Any:
+        return None
+
+
+class NotAnAuthenticator:
+    pass
+
+
+@pytest.fixture
+def servers() -> Iterator[None]:
+    """Give the test a registry it may fill freely, restored afterwards."""
+    saved = registry.snapshot()
+    try:
+        yield
+    finally:
+        registry.restore(saved)
+
+
+def _compile_error(server: type[Server]) -> str:
+    with pytest.raises(ImproperlyConfigured) as info:
+        compile_server(server)
+    return str(info.value)
+
+
+# ------------------------------------------------------------- baseline
+
+
+def test_the_test_settings_pass_every_check() -> None:
+    assert check_settings() == []
+    assert check_servers() == []
+
+
+# ------------------------------------------------------- E001 / E002 / E003
+
+
+@pytest.mark.parametrize("name", sorted(INT_LIMITS))
+@pytest.mark.parametrize("value", ["10", 1.5, True, None])
+def test_integer_limit_of_wrong_type_is_e001(settings: Any, name: str, value: Any) -> None:
+    setattr(settings, name, value)
+    assert check_settings() == [
+        Error(
+            f"{name} must be an integer, got {value!r} ({type(value).__name__}).",
+            hint=f"Set {name} to a positive integer; the default is {INT_LIMITS[name]!r}.",
+            id="django_mcp.E001",
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(SECONDS))
+@pytest.mark.parametrize("value", ["20", False, float("inf")])
+def test_duration_of_wrong_type_is_e001(settings: Any, name: str, value: Any) -> None:
+    setattr(settings, name, value)
+    assert check_settings() == [
+        Error(
+            f"{name} must be a number of seconds, got {value!r} ({type(value).__name__}).",
+            hint=f"Set {name} to a positive number; the default is {SECONDS[name]!r}.",
+            id="django_mcp.E001",
+        )
+    ]
+
+
+def test_durations_accept_floats(settings: Any) -> None:
+    settings.MCP_SSE_KEEPALIVE = 2.5
+    assert check_settings() == []
+
+
+@pytest.mark.parametrize("name", sorted({**INT_LIMITS, **SECONDS}))
+@pytest.mark.parametrize("value", [-1, 0])
+def test_limit_that_is_not_positive_is_e002(settings: Any, name: str, value: int) -> None:
+    setattr(settings, name, value)
+    default = {**INT_LIMITS, **SECONDS}[name]
+    assert check_settings() == [
+        Error(
+            f"{name} must be greater than zero, got {value!r}.",
+            hint=f"Set {name} to a positive value; the default is {default!r}.",
+            id="django_mcp.E002",
+        )
+    ]
+
+
+def test_default_page_size_above_the_maximum_is_e003(settings: Any) -> None:
+    settings.MCP_DEFAULT_PAGE_SIZE = 200
+    settings.MCP_MAX_PAGE_SIZE = 100
+    assert check_settings() == [
+        Error(
+            "MCP_DEFAULT_PAGE_SIZE (200) is larger than MCP_MAX_PAGE_SIZE (100).",
+            hint="Lower MCP_DEFAULT_PAGE_SIZE or raise MCP_MAX_PAGE_SIZE; "
+            "pages never hold more than MCP_MAX_PAGE_SIZE items.",
+            id="django_mcp.E003",
+        )
+    ]
+
+
+def test_page_sizes_are_only_compared_when_both_are_valid(settings: Any) -> None:
+    settings.MCP_DEFAULT_PAGE_SIZE = 200
+    settings.MCP_MAX_PAGE_SIZE = "100"
+    assert [m.id for m in check_settings()] == ["django_mcp.E001"]
+
+
+# ---------------------------------------------------------- E004 / E005
+
+
+def test_allowed_origins_that_is_not_a_list_is_e004(settings: Any) -> None:
+    settings.MCP_ALLOWED_ORIGINS = "https://app.example.com"
+    assert check_settings() == [
+        Error(
+            "MCP_ALLOWED_ORIGINS must be a list of strings, got 'https://app.example.com'.",
+            hint='Write it as a list, e.g. MCP_ALLOWED_ORIGINS = ["https://app.example.com"].',
+            id="django_mcp.E004",
+        )
+    ]
+
+
+def test_malformed_allowed_origins_are_e005_each(settings: Any) -> None:
+    settings.MCP_ALLOWED_ORIGINS = [
+        "https://app.example.com",
+        "HTTPS://Other.Example.com:8443/",
+        "app.example.com",
+        "https://app.example.com/mcp",
+        "ftp://files.example.com",
+    ]
+    hint = (
+        "Write an origin as scheme://host[:port] with an http or https scheme "
+        'and no path, e.g. "https://app.example.com".'
+    )
+    assert check_settings() == [
+        Error(f"MCP_ALLOWED_ORIGINS entry {bad!r} is not an origin.", hint=hint, id="django_mcp.E005")
+        for bad in ("app.example.com", "https://app.example.com/mcp", "ftp://files.example.com")
+    ]
+
+
+# ------------------------------------------------------------------ E006
+
+
+def test_misspelt_setting_is_e006_with_a_suggestion(settings: Any) -> None:
+    settings.MCP_MAX_REQUST_SIZE = 10
+    assert check_settings() == [
+        Error(
+            "MCP_MAX_REQUST_SIZE is not a django_mcp setting.",
+            hint="Did you mean MCP_MAX_REQUEST_SIZE?",
+            id="django_mcp.E006",
+        )
+    ]
+
+
+def test_unknown_setting_without_a_close_name_is_e006(settings: Any) -> None:
+    settings.MCP_FLUX_CAPACITOR = True
+    assert check_settings() == [
+        Error(
+            "MCP_FLUX_CAPACITOR is not a django_mcp setting.",
+            hint="Remove it, or see the list of django_mcp settings in the documentation.",
+            id="django_mcp.E006",
+        )
+    ]
+
+
+# ------------------------------------------------------------------ E007
+
+
+def test_session_cache_missing_from_caches_is_e007(settings: Any) -> None:
+    settings.MCP_SESSION_CACHE = "sessions"
+    assert check_settings() == [
+        Error(
+            "MCP_SESSION_CACHE 'sessions' is not an alias in CACHES.",
+            hint="Set MCP_SESSION_CACHE to one of the configured caches ('default'), "
+            "or add that alias to CACHES.",
+            id="django_mcp.E007",
+        )
+    ]
+
+
+def test_session_cache_naming_a_configured_alias_passes(settings: Any) -> None:
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "sessions": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "s"},
+    }
+    settings.MCP_SESSION_CACHE = "sessions"
+    assert check_settings() == []
+
+
+# ----------------------------------------------------------- E008 - E010
+
+BACKEND_HINT = (
+    "Use 'django_mcp.events.memory.MemoryEventBackend' (one process) or "
+    "'django_mcp.events.redis.RedisEventBackend' (many workers)."
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        (
+            "django_mcp.events.memory.Missing",
+            'Module "django_mcp.events.memory" does not define a "Missing" attribute/class',
+        ),
+        ("MemoryEventBackend", "MemoryEventBackend doesn't look like a module path"),
+        (None, "expected a dotted path string, got None"),
+    ],
+)
+def test_event_backend_that_cannot_be_imported_is_e008(settings: Any, path: Any, problem: str) -> None:
+    settings.MCP_EVENT_BACKEND = path
+    assert check_settings() == [
+        Error(
+            f"MCP_EVENT_BACKEND {path!r} cannot be imported: {problem}.",
+            hint=BACKEND_HINT,
+            id="django_mcp.E008",
+        )
+    ]
+
+
+def test_event_backend_of_the_wrong_class_is_e009(settings: Any) -> None:
+    settings.MCP_EVENT_BACKEND = "django_mcp.conf.Limits"
+    assert check_settings() == [
+        Error(
+            "MCP_EVENT_BACKEND 'django_mcp.conf.Limits' is not an EventBackend subclass.",
+            hint="Point it at a subclass of django_mcp.events.EventBackend, "
+            "e.g. 'django_mcp.events.memory.MemoryEventBackend'.",
+            id="django_mcp.E009",
+        )
+    ]
+
+
+def test_event_backend_that_cannot_be_created_is_e010(settings: Any) -> None:
+    path = f"{HERE}.BrokenBackend"
+    settings.MCP_EVENT_BACKEND = path
+    assert check_settings() == [
+        Error(
+            f"MCP_EVENT_BACKEND {path!r} cannot be created: "
+            "BrokenBackend needs a service that is not configured",
+            hint="Install what the backend needs and check its settings (e.g. MCP_REDIS_URL).",
+            id="django_mcp.E010",
+        )
+    ]
+
+
+def test_event_backend_check_messages_are_reported(settings: Any) -> None:
+    settings.MCP_EVENT_BACKEND = f"{HERE}.ReportingBackend"
+    assert check_settings() == [Warning("Reporting backend says hi.", hint="Nothing to do.", id="tests.W001")]
+
+
+# ----------------------------------------------------------- E011 - E013
+
+
+def test_authentication_backends_as_a_string_is_e011(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = f"{HERE}.TokenAuthenticator"
+    assert check_settings() == [
+        Error(
+            f"MCP_AUTHENTICATION_BACKENDS must be a list of dotted paths, got '{HERE}.TokenAuthenticator'.",
+            hint='Write it as a list, e.g. ["myapp.auth.TokenAuthenticator"].',
+            id="django_mcp.E011",
+        )
+    ]
+
+
+def test_authentication_backend_that_cannot_be_imported_is_e012(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{HERE}.TokenAuthenticator", f"{HERE}.Nope"]
+    assert check_settings() == [
+        Error(
+            f"MCP_AUTHENTICATION_BACKENDS entry '{HERE}.Nope' cannot be imported: "
+            f'Module "{HERE}" does not define a "Nope" attribute/class.',
+            hint="Check the dotted path: module path, then the class name.",
+            id="django_mcp.E012",
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", ["NotAnAuthenticator", "_compile_error"])
+def test_authentication_backend_without_authenticate_is_e013(settings: Any, name: str) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{HERE}.{name}"]
+    assert check_settings() == [
+        Error(
+            f"MCP_AUTHENTICATION_BACKENDS entry '{HERE}.{name}' is not a class with an "
+            "authenticate(request) method.",
+            hint="Each entry names a class; django_mcp instantiates it without "
+            "arguments and calls authenticate(request), which returns a user or None.",
+            id="django_mcp.E013",
+        )
+    ]
+
+
+# ------------------------------------------------------------------ E014
+
+
+@pytest.mark.parametrize("rate", ["60", "0/m", "-1/s", "60/week", "", 60, ["60/m"]])
+def test_malformed_rate_limit_is_e014(settings: Any, rate: Any) -> None:
+    settings.MCP_RATE_LIMIT = rate
+    assert check_settings() == [
+        Error(
+            f"MCP_RATE_LIMIT must be None or a rate like '60/m', got {rate!r}.",
+            hint="Write a positive number of calls, a slash and a period: "
+            "s (second), m (minute), h (hour) or d (day); None means unlimited.",
+            id="django_mcp.E014",
+        )
+    ]
+
+
+@pytest.mark.parametrize("rate", [None, "1/s", "60/m", "1000/h", "5/d", "60/min", "1000/hour"])
+def test_well_formed_rate_limit_passes(settings: Any, rate: Any) -> None:
+    settings.MCP_RATE_LIMIT = rate
+    assert check_settings() == []
+
+
+# ------------------------------------------------------------------ E016
+
+
+def test_malformed_resource_metadata_is_e016_per_problem(settings: Any) -> None:
+    settings.MCP_RESOURCE_METADATA = {"authorization_servers": [], "scopes_supported": "mcp"}
+    hint = (
+        "Give a dict with at least 'authorization_servers' (issuer URLs), "
+        "or None to publish no protected resource metadata."
+    )
+    assert check_settings() == [
+        Error(
+            "MCP_RESOURCE_METADATA 'authorization_servers' must be a non-empty list of issuer URLs.",
+            hint=hint,
+            id="django_mcp.E016",
+        ),
+        Error(
+            "MCP_RESOURCE_METADATA 'scopes_supported' must be a list of strings.",
+            hint=hint,
+            id="django_mcp.E016",
+        ),
+    ]
+
+
+def test_resource_metadata_that_is_not_a_dict_is_e016(settings: Any) -> None:
+    settings.MCP_RESOURCE_METADATA = "https://auth.example.com"
+    assert [(m.id, m.msg) for m in check_settings()] == [
+        ("django_mcp.E016", "MCP_RESOURCE_METADATA must be a dict, got str.")
+    ]
+
+
+def test_well_formed_resource_metadata_passes(settings: Any) -> None:
+    settings.MCP_RESOURCE_METADATA = {"authorization_servers": ["https://auth.example.com"]}
+    assert check_settings() == []
+
+
+# ------------------------------------------------------------------ E015
+
+
+class EchoTool(Tool):
+    name = "echo"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("echo")
+
+
+class OtherEchoTool(Tool):
+    name = "echo"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("another echo")
+
+
+class DuplicateToolServer(Server):
+    tools = (EchoTool, OtherEchoTool)
+
+
+class NoHandlerTool(Tool):
+    name = "no-handler"
+
+
+class MissingHandlerServer(Server):
+    tools = (NoHandlerTool,)
+
+
+class BadTemplateResource(Resource):
+    uri_template = "demo://items/{id"
+
+    def handle(self, id: str) -> McpResponse:  # noqa: A002 - the template variable
+        return McpResponse.text(id)
+
+
+class BadTemplateServer(Server):
+    resources = (BadTemplateResource,)
+
+
+class BadSchemaTool(Tool):
+    name = "bad-schema"
+    input = {"type": "array"}
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+class BadSchemaServer(Server):
+    tools = (BadSchemaTool,)
+
+
+class GoodServer(Server):
+    tools = (EchoTool,)
+
+
+@pytest.mark.parametrize(
+    ("kind", "server"),
+    [
+        ("web", DuplicateToolServer),
+        ("web", MissingHandlerServer),
+        ("local", BadTemplateServer),
+        ("local", BadSchemaServer),
+    ],
+)
+def test_registered_server_that_does_not_compile_is_e015(
+    servers: None, kind: str, server: type[Server]
+) -> None:
+    registry._registry[kind]["broken"] = server
+    registry._registry["web"]["good"] = GoodServer
+    detail = _compile_error(server)
+    assert check_servers() == [
+        Error(
+            f"{kind} server 'broken' ({HERE}.{server.__qualname__}) is invalid: {detail}",
+            hint="Fix the declaration named in the message; the server cannot "
+            "answer any request until it compiles.",
+            obj=server,
+            id="django_mcp.E015",
+        )
+    ]
+
+
+def test_registered_object_that_is_not_a_server_is_e015(servers: None) -> None:
+    registry._registry["local"]["tool"] = EchoTool  # type: ignore[assignment]  # deliberately wrong
+    assert check_servers() == [
+        Error(
+            f"local server 'tool' is {EchoTool!r}, not a Server subclass.",
+            hint="Register a subclass of django_mcp.Server.",
+            obj=EchoTool,
+            id="django_mcp.E015",
+        )
+    ]
+
+
+def test_servers_registered_normally_pass(servers: None) -> None:
+    registry.web("good", GoodServer)
+    registry.local("good", GoodServer)
+    assert check_servers() == []
+
+
+# ----------------------------------------------------------- W001 / W002
+
+
+W001_HINT = (
+    "List the origins of browser clients you trust, e.g. "
+    'MCP_ALLOWED_ORIGINS = ["https://app.example.com"]; clients that send no '
+    "Origin header are not affected."
+)
+
+
+@pytest.fixture
+def shared_backend(settings: Any) -> None:
+    """Use an event backend that is not in-process, so only W001 is tested."""
+    settings.MCP_EVENT_BACKEND = f"{HERE}.SilentBackend"
+
+
+def test_public_host_without_allowed_origins_is_w001(settings: Any, shared_backend: None) -> None:
+    settings.ALLOWED_HOSTS = ["localhost", "mcp.example.com", ".example.org", "testserver"]
+    settings.MCP_ALLOWED_ORIGINS = []
+    assert check_deploy() == [
+        Warning(
+            "MCP_ALLOWED_ORIGINS is empty but ALLOWED_HOSTS serves 'mcp.example.com', '.example.org': "
+            "browser-based MCP clients on those hosts will be refused (403).",
+            hint=W001_HINT,
+            id="django_mcp.W001",
+        )
+    ]
+
+
+def test_wildcard_host_without_allowed_origins_is_w001(settings: Any, shared_backend: None) -> None:
+    settings.ALLOWED_HOSTS = ["*"]
+    assert [m.id for m in check_deploy()] == ["django_mcp.W001"]
+
+
+@pytest.mark.parametrize(
+    "hosts",
+    [
+        ["localhost", "127.0.0.1", "[::1]", "testserver"],
+        ["localhost:8000", "[::1]:8000", "api.localhost"],
+        [],
+    ],
+)
+def test_loopback_hosts_need_no_allowed_origins(
+    settings: Any, shared_backend: None, hosts: list[str]
+) -> None:
+    settings.ALLOWED_HOSTS = hosts
+    assert check_deploy() == []
+
+
+def test_public_host_with_allowed_origins_passes(settings: Any, shared_backend: None) -> None:
+    settings.ALLOWED_HOSTS = ["mcp.example.com"]
+    settings.MCP_ALLOWED_ORIGINS = ["https://app.example.com"]
+    assert check_deploy() == []
+
+
+W002 = Warning(
+    "MCP_EVENT_BACKEND is the in-process memory backend: change notifications do not cross worker processes.",
+    hint="With more than one worker process, set MCP_EVENT_BACKEND = "
+    "'django_mcp.events.redis.RedisEventBackend' (pip install 'django-mcp-toolkit[redis]'); "
+    'with a single process, add "django_mcp.W002" to SILENCED_SYSTEM_CHECKS.',
+    id="django_mcp.W002",
+)
+
+
+class LocalSubclassBackend(MemoryEventBackend):
+    """Still in-process."""
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_memory_event_backend_is_w002_whatever_debug_says(settings: Any, debug: Any) -> None:
+    settings.DEBUG = debug
+    settings.ALLOWED_HOSTS = ["localhost"]
+    assert check_deploy() == [W002]
+
+
+def test_subclass_of_the_memory_backend_is_w002(settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["localhost"]
+    settings.MCP_EVENT_BACKEND = f"{HERE}.LocalSubclassBackend"
+    assert check_deploy() == [W002]
+
+
+def test_deploy_checks_only_run_with_deploy() -> None:
+    assert [m.id for m in run_checks(tags=["django_mcp"]) if m.id == "django_mcp.W002"] == []
+    ids = [m.id for m in run_checks(tags=["django_mcp"], include_deployment_checks=True)]
+    assert "django_mcp.W002" in ids
+
+
+# ---------------------------------------------------------- call_command
+
+
+def test_check_command_fails_on_django_mcp_errors(settings: Any) -> None:
+    settings.MCP_MAX_PAGE_SIZE = -1
+    with pytest.raises(SystemCheckError) as info:
+        call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
+    assert "(django_mcp.E002) MCP_MAX_PAGE_SIZE must be greater than zero, got -1." in str(info.value)
+    assert "HINT: Set MCP_MAX_PAGE_SIZE to a positive value; the default is 100." in str(info.value)
+
+
+def test_check_command_reports_compile_errors(servers: None) -> None:
+    registry._registry["web"]["broken"] = DuplicateToolServer
+    with pytest.raises(SystemCheckError) as info:
+        call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
+    assert "(django_mcp.E015) web server 'broken'" in str(info.value)
+
+
+def test_check_deploy_command_prints_warnings(settings: Any) -> None:
+    settings.ALLOWED_HOSTS = ["mcp.example.com"]
+    stderr = io.StringIO()
+    call_command("check", "--deploy", "--tag", "django_mcp", stdout=io.StringIO(), stderr=stderr)
+    assert "(django_mcp.W001)" in stderr.getvalue()
+    assert "(django_mcp.W002)" in stderr.getvalue()

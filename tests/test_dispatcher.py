@@ -1,0 +1,385 @@
+"""The transport-agnostic dispatcher: decoding, error mapping, era shaping.
+
+These tests drive ``django_mcp.dispatcher`` directly (no HTTP), so they
+also cover what the STDIO transport relies on. The last section checks the
+suite's own wire-schema fixture (``tests/conftest.py``): that it sees the
+HTTP view's own errors and that it rejects what the spec schemas reject.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from unittest.mock import ANY
+
+import msgspec
+import pytest
+
+from django_mcp import McpResponse, Resource, Server, Tool
+from django_mcp.dispatcher import (
+    CallContext,
+    Dispatcher,
+    MissingMeta,
+    check_version,
+    encode_error,
+    encode_notification,
+    modern_context,
+    parse_message,
+)
+from django_mcp.exceptions import InternalError, InvalidParams, InvalidRequest, ParseError, UnsupportedProtocolVersion
+from django_mcp.protocol import jsonrpc
+from testproject.conformance.mcp import ConformanceServer
+
+MODERN = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def encoded(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> bytes:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    body["params"] = {**(params or {}), "_meta": META}
+    return json.dumps(body).encode()
+
+
+@pytest.fixture
+def dispatcher() -> Dispatcher:
+    return Dispatcher(ConformanceServer.compiled())
+
+
+async def serve(dispatcher: Dispatcher, raw: bytes) -> tuple[int, dict[str, Any]]:
+    envelope = parse_message(raw)
+    reply = await dispatcher.respond(envelope, modern_context(envelope))
+    return reply.status, json.loads(reply.body)
+
+
+def legacy_context() -> CallContext:
+    return CallContext(era="legacy", protocol_version="2025-11-25", client_capabilities={})
+
+
+# -------------------------------------------------------------- parsing
+
+
+def test_parse_request_keeps_id_type_method_and_params() -> None:
+    envelope = parse_message(b'{"jsonrpc":"2.0","id":"7","method":"tools/list","params":{"cursor":"c"}}')
+
+    assert (envelope.kind, envelope.id, envelope.method, envelope.params) == ("request", "7", "tools/list", {"cursor": "c"})
+
+
+def test_parse_notification_and_response() -> None:
+    notification = parse_message(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
+    response = parse_message(b'{"jsonrpc":"2.0","id":3,"result":{"ok":true}}')
+
+    assert (notification.kind, notification.id) == ("notification", None)
+    assert (response.kind, response.id, response.result) == ("response", 3, {"ok": True})
+
+
+@pytest.mark.parametrize("raw", [b"", b"{", b"nope", b'{"a":NaN}', b'{"jsonrpc":"2.0","id":1,"method":"x",}', b"\xff\xfe"])
+def test_invalid_json_raises_parse_error(raw: bytes) -> None:
+    with pytest.raises(ParseError):
+        parse_message(raw)
+
+
+@pytest.mark.parametrize("raw", [b"[]", b"[{}]", b"3", b'"x"', b"null"])
+def test_non_object_json_is_an_invalid_request(raw: bytes) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_message(raw)
+
+    assert getattr(caught.value, "request_id", None) is None
+
+
+@pytest.mark.parametrize("bad_id", ["true", "false", "1.5", "1e3", "null", "[1]", "{}"])
+def test_bad_ids_are_invalid_requests_without_an_id(bad_id: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_message(f'{{"jsonrpc":"2.0","id":{bad_id},"method":"tools/list"}}'.encode())
+
+    assert getattr(caught.value, "request_id", None) is None
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id":1,"method":"tools/list"}',
+        b'{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+        b'{"jsonrpc":2.0,"id":1,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":1}',
+        b'{"jsonrpc":"2.0","id":1,"method":""}',
+    ],
+)
+def test_bad_envelopes_keep_a_readable_id(raw: bytes) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        parse_message(raw)
+
+    assert caught.value.request_id == 1  # type: ignore[attr-defined]
+
+
+def test_params_must_be_an_object() -> None:
+    with pytest.raises(InvalidParams) as caught:
+        parse_message(b'{"jsonrpc":"2.0","id":2,"method":"tools/list","params":[]}')
+
+    assert caught.value.request_id == 2  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------- encoding
+
+
+@pytest.mark.parametrize(("request_id", "echoed"), [(1, True), ("1", True), (0, True), (None, False), (True, False), (1.5, False)])
+def test_encode_error_echoes_only_valid_ids(request_id: Any, echoed: bool) -> None:
+    body = json.loads(encode_error(request_id, InvalidParams("bad", data={"uri": "x"})))
+
+    expected: dict[str, Any] = {"jsonrpc": "2.0"}
+    if echoed:
+        expected["id"] = request_id
+    expected["error"] = {"code": jsonrpc.INVALID_PARAMS, "message": ANY, "data": {"uri": "x"}}
+    assert body == expected
+    assert ("id" in body) is echoed
+
+
+def test_encode_notification_without_params_has_no_params_member() -> None:
+    assert json.loads(encode_notification("notifications/tools/list_changed")) == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tools/list_changed",
+    }
+
+
+# ------------------------------------------------------------ contexts
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        {},
+        {"io.modelcontextprotocol/clientCapabilities": {}},
+        {"io.modelcontextprotocol/protocolVersion": MODERN},
+        {"io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {}},
+    ],
+)
+def test_incomplete_meta_is_missing_meta_with_http_400(meta: Any) -> None:
+    params = {} if meta is None else {"_meta": meta}
+    envelope = parse_message(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}))
+
+    with pytest.raises(MissingMeta) as caught:
+        modern_context(envelope)
+
+    assert (caught.value.code, caught.value.http_status) == (jsonrpc.INVALID_PARAMS, 400)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2024-11-05", "v999", ""])
+def test_check_version_refuses_everything_but_modern_revisions(version: str) -> None:
+    with pytest.raises(UnsupportedProtocolVersion) as caught:
+        check_version(version)
+
+    assert caught.value.data == {"supported": [MODERN], "requested": version}
+    assert caught.value.http_status == 400
+
+
+# ------------------------------------------------------------- respond
+
+
+async def test_modern_list_result_carries_result_type_and_cache_hints(dispatcher: Dispatcher) -> None:
+    status, body = await serve(dispatcher, encoded("tools/list"))
+
+    result = body["result"]
+    assert status == 200
+    assert result["resultType"] == "complete"
+    assert isinstance(result["ttlMs"], int) and result["cacheScope"] in ("public", "private")
+    assert [tool["name"] for tool in result["tools"]][:2] == ["test_simple_text", "test_image_content"]
+
+
+async def test_unknown_method_reply_is_404(dispatcher: Dispatcher) -> None:
+    status, body = await serve(dispatcher, encoded("nope/nope", request_id="x"))
+
+    assert (status, body) == (404, {"jsonrpc": "2.0", "id": "x", "error": {"code": jsonrpc.METHOD_NOT_FOUND, "message": ANY}})
+
+
+async def test_legacy_context_shapes_results_without_modern_fields(dispatcher: Dispatcher) -> None:
+    ping = await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":1,"method":"ping"}'), legacy_context())
+    tools = await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), legacy_context())
+
+    assert json.loads(ping.body) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert not {"resultType", "ttlMs", "cacheScope", "_meta"} & set(json.loads(tools.body)["result"])
+
+
+async def test_legacy_resource_not_found_uses_the_legacy_code(dispatcher: Dispatcher) -> None:
+    envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://none"}}')
+
+    reply = await dispatcher.respond(envelope, legacy_context())
+
+    assert json.loads(reply.body)["error"] == {
+        "code": jsonrpc.LEGACY_RESOURCE_NOT_FOUND,
+        "message": ANY,
+        "data": {"uri": "test://none"},
+    }
+
+
+async def test_session_methods_need_a_session(dispatcher: Dispatcher) -> None:
+    envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}')
+
+    reply = await dispatcher.respond(envelope, legacy_context())
+
+    assert json.loads(reply.body)["error"]["code"] == jsonrpc.METHOD_NOT_FOUND
+
+
+# ------------------------------------------------------ failing handlers
+
+
+class BoomTool(Tool):
+    name = "boom"
+    description = "Always raises."
+
+    def handle(self) -> McpResponse:
+        raise RuntimeError("secret-detail-42")
+
+
+class BoomResource(Resource):
+    name = "boom"
+    uri = "test://boom"
+    description = "Always raises."
+
+    def handle(self) -> McpResponse:
+        raise RuntimeError("secret-detail-42")
+
+
+class StructuredTool(Tool):
+    name = "structured"
+    description = "Returns fractional numbers and nulls as structured content."
+
+    def handle(self) -> McpResponse:
+        return McpResponse.structured({"ratio": 0.5, "missing": None, "items": [1.25, None]})
+
+
+class FailingServer(Server):
+    name = "failing"
+    tools = (BoomTool, StructuredTool)
+    resources = (BoomResource,)
+
+
+@pytest.fixture
+def failing() -> Dispatcher:
+    return Dispatcher(FailingServer.compiled())
+
+
+async def test_tool_exception_is_a_tool_error_without_details(failing: Dispatcher) -> None:
+    status, body = await serve(failing, encoded("tools/call", {"name": "boom"}))
+
+    assert status == 200
+    assert body["result"]["isError"] is True
+    assert "secret-detail-42" not in json.dumps(body)
+
+
+async def test_resource_exception_is_an_internal_error_without_details(failing: Dispatcher) -> None:
+    status, body = await serve(failing, encoded("resources/read", {"uri": "test://boom"}))
+
+    assert body == {"jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY}}
+    assert "secret-detail-42" not in json.dumps(body)
+
+
+async def test_failures_release_the_concurrency_slot(failing: Dispatcher, settings: Any) -> None:
+    settings.MCP_MAX_CONCURRENT_REQUESTS = 1
+
+    await serve(failing, encoded("resources/read", {"uri": "test://boom"}))
+    status, _ = await serve(failing, encoded("tools/list"))
+
+    assert status == 200
+
+
+async def test_structured_content_may_hold_fractions_and_nulls(failing: Dispatcher) -> None:
+    status, body = await serve(failing, encoded("tools/call", {"name": "structured"}))
+
+    assert status == 200
+    assert body["result"]["structuredContent"] == {"ratio": 0.5, "missing": None, "items": [1.25, None]}
+
+
+async def test_unexpected_exception_in_respond_is_an_internal_error(
+    dispatcher: Dispatcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def explode(*args: Any, **kwargs: Any) -> Any:
+        raise KeyError("secret-detail-42")
+
+    monkeypatch.setattr(dispatcher, "call", explode)
+
+    status, body = await serve(dispatcher, encoded("tools/list"))
+
+    assert (status, body) == (200, {"jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY}})
+    assert isinstance(InternalError(), InternalError)
+
+
+# ------------------------------------------- the wire-schema fixture itself
+
+
+async def test_wire_schema_fixture_records_the_views_own_errors(async_client: Any, wire_schema: Any) -> None:
+    await async_client.post("/conformance/mcp", data=b"{", content_type="application/json")
+
+    assert ("modern", {"jsonrpc": "2.0", "error": {"code": jsonrpc.PARSE_ERROR, "message": ANY}}) in wire_schema.messages
+
+
+async def test_wire_schema_fixture_records_results_with_their_era(dispatcher: Dispatcher, wire_schema: Any) -> None:
+    await serve(dispatcher, encoded("server/discover"))
+    await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":2,"method":"ping"}'), legacy_context())
+
+    assert [(era, message["id"]) for era, message in wire_schema.messages] == [("modern", 1), ("legacy", 2)]
+
+
+@pytest.mark.parametrize(
+    ("era", "method", "message"),
+    [
+        ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
+        ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": [], "ttlMs": 1.5, "cacheScope": "public"}}),
+        ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}}),
+        ("modern", None, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "Resource not found"}}),
+        ("modern", None, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}}),
+        ("modern", None, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "x"}}),
+        ("modern", None, {"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {}}),
+        ("modern", None, {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
+        ("modern", None, {"jsonrpc": "2.0", "method": "notifications/made_up"}),
+        ("legacy", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": []}}),
+        ("legacy", "ping", {"jsonrpc": "2.0", "id": 1, "result": {"_meta": {"io.modelcontextprotocol/serverInfo": {}}}}),
+        ("legacy", None, {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}}),
+    ],
+)
+def test_wire_schema_fixture_rejects_invalid_messages(wire_schema: Any, era: str, method: str | None, message: Any) -> None:
+    assert wire_schema.check(message, era=era, method=method)
+
+
+@pytest.mark.parametrize(
+    ("era", "method", "message"),
+    [
+        # JSONValue quirk: fractions and null inside capability settings pass.
+        (
+            "modern",
+            "server/discover",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "resultType": "complete",
+                    "supportedVersions": [MODERN],
+                    "capabilities": {"experimental": {"x": {"ratio": 0.5, "off": None}}},
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                },
+            },
+        ),
+        ("modern", None, {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}),
+        ("legacy", "ping", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+        ("legacy", None, {"jsonrpc": "2.0", "id": "s-1", "method": "roots/list"}),
+    ],
+)
+def test_wire_schema_fixture_accepts_valid_messages(wire_schema: Any, era: str, method: str | None, message: Any) -> None:
+    assert wire_schema.check(message, era=era, method=method) == []
+
+
+def test_wire_schema_fixture_can_be_told_to_ignore_a_test(wire_schema: Any) -> None:
+    encode_error(1, InvalidParams())
+    wire_schema.ignore()
+    encode_notification("notifications/made_up")
+
+    assert wire_schema.messages == []
+
+
+def test_msgspec_is_the_encoder() -> None:
+    # Compact single-line JSON is what SSE framing and stdio rely on.
+    assert b"\n" not in encode_notification("notifications/message", {"level": "info", "data": "a\nb"})
+    assert msgspec.json.decode(encode_notification("x", {"a": 1})) == {"jsonrpc": "2.0", "method": "x", "params": {"a": 1}}

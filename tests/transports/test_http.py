@@ -1,0 +1,926 @@
+"""Wire tests of the Streamable HTTP view at 2026-07-28: JSON in, JSON out.
+
+Every test POSTs to the conformance fixture server at ``/conformance/mcp``
+through Django's ``AsyncClient`` and compares status codes and whole
+JSON-RPC objects; error messages are never compared (``ANY``), codes are
+compared against ``django_mcp.protocol.jsonrpc``. Streaming behaviour that
+needs a real socket (``subscriptions/listen``) runs against the live
+uvicorn server with bounded waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from unittest.mock import ANY
+
+import httpx
+import pytest
+
+from django_mcp.protocol import jsonrpc
+
+MODERN = "2026-07-28"
+SERVER_INFO = {"name": "django-mcp-conformance", "version": "0.1.0"}
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+def error(code: int, request_id: Any = 1, data: Any = None) -> dict[str, Any]:
+    """Return the JSON-RPC error object expected on the wire (any message)."""
+    body: dict[str, Any] = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        body["id"] = request_id
+    body["error"] = {"code": code, "message": ANY}
+    if data is not None:
+        body["error"]["data"] = data
+    return body
+
+
+def call_tool(wire: Any, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return wire.request("tools/call", params, **kwargs)
+
+
+# ------------------------------------------------------------- envelope
+
+
+async def test_invalid_json_is_a_parse_error_without_id(wire: Any) -> None:
+    status, body = await wire.call({}, raw=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers={"Mcp-Method": "x"})
+
+    assert (status, body) == (400, error(jsonrpc.PARSE_ERROR, None))
+
+
+async def test_batch_array_is_an_invalid_request_without_id(wire: Any) -> None:
+    batch = [wire.request("tools/list"), wire.request("tools/list", request_id=2)]
+
+    status, body = await wire.call(batch, headers={"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, None))
+
+
+@pytest.mark.parametrize("scalar", [b"1", b'"tools/list"', b"null", b"true"])
+async def test_json_scalar_body_is_an_invalid_request(wire: Any, scalar: bytes) -> None:
+    status, body = await wire.call({}, raw=scalar, headers={"MCP-Protocol-Version": MODERN})
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, None))
+
+
+async def test_wrong_jsonrpc_version_echoes_a_readable_id(wire: Any) -> None:
+    request = wire.request("tools/list", request_id="abc")
+    request["jsonrpc"] = "1.0"
+
+    status, body = await wire.call(request)
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, "abc"))
+
+
+async def test_missing_method_with_id_is_an_invalid_request(wire: Any) -> None:
+    status, body = await wire.call(
+        {"jsonrpc": "2.0", "id": 7, "params": {}}, headers={"MCP-Protocol-Version": MODERN}
+    )
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, 7))
+
+
+@pytest.mark.parametrize("method", [5, "", None, ["tools/list"]])
+async def test_non_string_method_is_an_invalid_request(wire: Any, method: Any) -> None:
+    request = wire.request("tools/list", request_id=3)
+    request["method"] = method
+
+    status, body = await wire.call(request, headers={"Mcp-Method": "tools/list"})
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, 3))
+
+
+@pytest.mark.parametrize("bad_id", [True, False, 1.5, 2.0, None, [1], {"a": 1}])
+async def test_ids_that_are_not_string_or_integer_are_refused_and_omitted(wire: Any, bad_id: Any) -> None:
+    status, body = await wire.call(wire.request("tools/list", request_id=bad_id))
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, None))
+
+
+@pytest.mark.parametrize("request_id", [0, -5, 2**53, "", "1", "ü-id"])
+async def test_string_and_integer_ids_are_echoed_with_their_type(wire: Any, request_id: Any) -> None:
+    status, body = await wire.call(wire.request("tools/list", request_id=request_id))
+
+    assert status == 200
+    assert body["id"] == request_id
+    assert type(body["id"]) is type(request_id)
+
+
+async def test_params_that_are_not_an_object_are_invalid_params(wire: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": [1, 2]}
+
+    status, body = await wire.call(request, headers={"MCP-Protocol-Version": MODERN})
+
+    assert body == error(jsonrpc.INVALID_PARAMS, 4)
+    assert status == 400
+
+
+async def test_a_response_object_from_a_modern_client_is_refused(wire: Any) -> None:
+    status, body = await wire.call(
+        {"jsonrpc": "2.0", "id": 9, "result": {}}, headers={"MCP-Protocol-Version": MODERN}
+    )
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, 9))
+
+
+async def test_a_notification_is_accepted_with_202_and_no_body(wire: Any) -> None:
+    notification = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 1, "_meta": wire.meta()},
+    }
+
+    response = await wire.post(notification)
+
+    assert response.status_code == 202
+    assert response.content == b""
+
+
+# ---------------------------------------------------------------- _meta
+
+
+async def test_missing_meta_is_invalid_params_with_400(wire: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+    status, body = await wire.call(request, headers={"MCP-Protocol-Version": MODERN})
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_missing_params_is_invalid_params_with_400(wire: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": 1, "method": "server/discover"}
+
+    status, body = await wire.call(request, headers={"MCP-Protocol-Version": MODERN})
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_PARAMS))
+
+
+@pytest.mark.parametrize(
+    "key", ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"]
+)
+async def test_missing_required_meta_key_is_invalid_params_with_400(wire: Any, key: str) -> None:
+    meta = wire.meta()
+    del meta[key]
+
+    status, body = await wire.call(
+        wire.request("server/discover", meta=meta), headers={"MCP-Protocol-Version": MODERN}
+    )
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_client_capabilities_must_be_an_object(wire: Any) -> None:
+    meta = wire.meta()
+    meta["io.modelcontextprotocol/clientCapabilities"] = ["sampling"]
+
+    status, body = await wire.call(wire.request("server/discover", meta=meta))
+
+    assert (status, body) == (400, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_request_without_client_info_is_served(wire: Any) -> None:
+    meta = wire.meta()
+    del meta["io.modelcontextprotocol/clientInfo"]
+
+    status, body = await wire.call(wire.request("tools/call", {"name": "test_simple_text"}, meta=meta))
+
+    assert status == 200
+    assert body["result"]["content"] == [{"type": "text", "text": "This is a simple text response for testing."}]
+
+
+async def test_unsupported_version_names_supported_and_requested(wire: Any) -> None:
+    meta = wire.meta()
+    meta["io.modelcontextprotocol/protocolVersion"] = "v999.0.0"
+
+    status, body = await wire.call(wire.request("server/discover", meta=meta))
+
+    data = {"supported": [MODERN], "requested": "v999.0.0"}
+    assert (status, body) == (400, error(jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, data=data))
+
+
+async def test_legacy_version_in_meta_is_unsupported_on_the_modern_path(wire: Any) -> None:
+    meta = wire.meta()
+    meta["io.modelcontextprotocol/protocolVersion"] = "2025-11-25"
+
+    status, body = await wire.call(wire.request("tools/list", meta=meta))
+
+    data = {"supported": [MODERN], "requested": "2025-11-25"}
+    assert (status, body) == (400, error(jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, data=data))
+
+
+async def test_supported_versions_in_the_error_are_offered_by_discover(wire: Any) -> None:
+    meta = wire.meta()
+    meta["io.modelcontextprotocol/protocolVersion"] = "1999-01-01"
+    _, refused = await wire.call(wire.request("server/discover", meta=meta))
+
+    _, discovered = await wire.call(wire.request("server/discover"))
+
+    assert set(refused["error"]["data"]["supported"]) <= set(discovered["result"]["supportedVersions"])
+
+
+@pytest.mark.parametrize("level", ["verbose", "INFO", 3, ""])
+async def test_unknown_log_level_is_invalid_params(wire: Any, level: Any) -> None:
+    meta = wire.meta(**{"io.modelcontextprotocol/logLevel": level})
+
+    status, body = await wire.call(wire.request("tools/call", {"name": "test_simple_text"}, meta=meta))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+    assert status in (200, 400)
+
+
+@pytest.mark.parametrize("token", [1.5, True, {"a": 1}])
+async def test_progress_token_must_be_string_or_integer(wire: Any, token: Any) -> None:
+    meta = wire.meta(progressToken=token)
+
+    status, body = await wire.call(wire.request("tools/call", {"name": "test_simple_text"}, meta=meta))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+# -------------------------------------------------------------- methods
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "notifications/initialized",
+        "tasks/list",
+        "unknown/method",
+    ],
+)
+async def test_removed_and_unknown_methods_are_404_method_not_found(wire: Any, method: str) -> None:
+    params = {"uri": "test://static-text"} if method.startswith("resources/") else {}
+    if method == "logging/setLevel":
+        params = {"level": "info"}
+
+    status, body = await wire.call(wire.request(method, params))
+
+    assert (status, body) == (404, error(jsonrpc.METHOD_NOT_FOUND))
+
+
+async def test_initialize_with_modern_meta_is_not_a_handshake(wire: Any) -> None:
+    request = wire.request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+    )
+
+    response = await wire.post(request)
+
+    assert response.status_code == 404
+    assert "Mcp-Session-Id" not in response
+    assert json.loads(response.content) == error(jsonrpc.METHOD_NOT_FOUND)
+
+
+async def test_unknown_tool_is_invalid_params(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "no_such_tool", {}))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+    assert status == 200
+
+
+async def test_tool_name_must_be_a_string(wire: Any) -> None:
+    status, body = await wire.call(wire.request("tools/call", {"name": 5}))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+async def test_tool_arguments_must_be_an_object(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "test_simple_text", [1]))  # type: ignore[arg-type]
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+async def test_invalid_tool_arguments_are_a_tool_error_result(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "test_elicitation", {"message": 5}))
+
+    assert status == 200
+    result = body["result"]
+    assert result["isError"] is True
+    assert result["resultType"] == "complete"
+    assert [block["type"] for block in result["content"]] == ["text"]
+
+
+async def test_unknown_prompt_is_invalid_params(wire: Any) -> None:
+    status, body = await wire.call(wire.request("prompts/get", {"name": "no_such_prompt"}))
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_missing_required_prompt_argument_is_invalid_params(wire: Any) -> None:
+    request = wire.request("prompts/get", {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}})
+
+    status, body = await wire.call(request)
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_prompt_arguments_must_be_strings(wire: Any) -> None:
+    request = wire.request(
+        "prompts/get", {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a", "arg2": 2}}
+    )
+
+    status, body = await wire.call(request)
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+async def test_prompt_is_rendered(wire: Any) -> None:
+    request = wire.request(
+        "prompts/get", {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a", "arg2": "b"}}
+    )
+
+    status, body = await wire.call(request)
+
+    assert status == 200
+    assert body == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "resultType": "complete",
+            "_meta": {META_SERVER_INFO: SERVER_INFO},
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='a', arg2='b'"}}
+            ],
+        },
+    }
+
+
+async def test_resource_not_found_is_invalid_params_naming_the_uri(wire: Any) -> None:
+    status, body = await wire.call(wire.request("resources/read", {"uri": "test://nope"}))
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS, data={"uri": "test://nope"}))
+
+
+async def test_resource_read_needs_a_uri(wire: Any) -> None:
+    status, body = await wire.call(wire.request("resources/read", {}))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+async def test_template_resource_is_read(wire: Any) -> None:
+    uri = "test://template/42/data"
+
+    status, body = await wire.call(wire.request("resources/read", {"uri": uri}))
+
+    assert status == 200
+    contents = body["result"]["contents"]
+    assert [(c["uri"], c["mimeType"]) for c in contents] == [(uri, "application/json")]
+    assert json.loads(contents[0]["text"]) == {"id": "42", "templateTest": True, "data": "Data for ID: 42"}
+
+
+@pytest.mark.parametrize("cursor", ["not-a-cursor", "", 5, "eyJhIjoxfQ:1abc:def"])
+async def test_invalid_cursor_is_invalid_params(wire: Any, cursor: Any) -> None:
+    status, body = await wire.call(wire.request("tools/list", {"cursor": cursor}))
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_cursor_of_one_list_is_refused_by_another(wire: Any, settings: Any) -> None:
+    settings.MCP_DEFAULT_PAGE_SIZE = 2
+    _, tools = await wire.call(wire.request("tools/list"))
+    cursor = tools["result"]["nextCursor"]
+
+    status, body = await wire.call(wire.request("prompts/list", {"cursor": cursor}))
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS))
+
+
+async def test_missing_client_capability_is_400_naming_it(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "test_missing_capability", {}))
+
+    data = {"requiredCapabilities": {"sampling": {}}}
+    assert (status, body) == (400, error(jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY, data=data))
+
+
+async def test_declared_client_capability_is_served(wire: Any) -> None:
+    request = call_tool(wire, "test_missing_capability", {}, meta=wire.meta({"sampling": {}}))
+
+    status, body = await wire.call(request)
+
+    assert status == 200
+    assert body["result"]["content"] == [{"type": "text", "text": "The client supports sampling."}]
+
+
+async def test_input_request_for_an_undeclared_capability_is_refused(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "test_input_required_result_elicitation", {}))
+
+    data = {"requiredCapabilities": {"elicitation": {"form": {}}}}
+    assert (status, body) == (400, error(jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY, data=data))
+
+
+# --------------------------------------------------------------- results
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("server/discover", {}),
+        ("tools/list", {}),
+        ("prompts/list", {}),
+        ("resources/list", {}),
+        ("resources/templates/list", {}),
+        ("resources/read", {"uri": "test://static-text"}),
+    ],
+)
+async def test_cacheable_results_carry_ttl_and_scope(wire: Any, method: str, params: dict[str, Any]) -> None:
+    status, body = await wire.call(wire.request(method, params))
+
+    result = body["result"]
+    assert status == 200
+    assert result["resultType"] == "complete"
+    assert type(result["ttlMs"]) is int and result["ttlMs"] >= 0
+    assert result["cacheScope"] in ("public", "private")
+    assert result["_meta"] == {META_SERVER_INFO: SERVER_INFO}
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("tools/call", {"name": "test_simple_text"}),
+        ("prompts/get", {"name": "test_simple_prompt"}),
+        (
+            "completion/complete",
+            {"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": {"name": "arg1", "value": "te"}},
+        ),
+    ],
+)
+async def test_uncacheable_results_carry_no_cache_hints(wire: Any, method: str, params: dict[str, Any]) -> None:
+    status, body = await wire.call(wire.request(method, params))
+
+    result = body["result"]
+    assert status == 200
+    assert result["resultType"] == "complete"
+    assert "ttlMs" not in result
+    assert "cacheScope" not in result
+    assert result["_meta"] == {META_SERVER_INFO: SERVER_INFO}
+
+
+async def test_simple_tool_result_is_exact(wire: Any) -> None:
+    status, body = await wire.call(call_tool(wire, "test_simple_text", {}, request_id="call-1"))
+
+    assert status == 200
+    assert body == {
+        "jsonrpc": "2.0",
+        "id": "call-1",
+        "result": {
+            "resultType": "complete",
+            "_meta": {META_SERVER_INFO: SERVER_INFO},
+            "content": [{"type": "text", "text": "This is a simple text response for testing."}],
+            "isError": False,
+        },
+    }
+
+
+async def test_server_info_can_be_switched_off(wire: Any, settings: Any) -> None:
+    settings.MCP_SERVER_INFO = False
+
+    _, body = await wire.call(call_tool(wire, "test_simple_text", {}))
+
+    assert "_meta" not in body["result"]
+
+
+async def test_discover_lists_versions_and_capabilities(wire: Any) -> None:
+    status, body = await wire.call(wire.request("server/discover"))
+
+    result = body["result"]
+    assert status == 200
+    assert result["supportedVersions"][0] == MODERN
+    assert set(result["capabilities"]) >= {"tools", "resources", "prompts", "completions", "logging"}
+
+
+async def test_completion_suggests_prompt_argument_values(wire: Any) -> None:
+    params = {
+        "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+        "argument": {"name": "arg1", "value": "tes"},
+    }
+
+    _, body = await wire.call(wire.request("completion/complete", params))
+
+    assert body["result"]["completion"] == {"values": ["test", "testing", "test-value"]}
+
+
+# ------------------------------------------------------ progress and logs
+
+
+async def test_progress_token_turns_the_answer_into_an_event_stream(wire: Any) -> None:
+    meta = wire.meta(progressToken="tok-1")
+
+    response, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=meta))
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/event-stream")
+    assert response["Cache-Control"] == "no-cache"
+    assert response["X-Accel-Buffering"] == "no"
+    progress = [m for m in messages if m.get("method") == "notifications/progress"]
+    assert [m["params"] for m in progress] == [
+        {"progressToken": "tok-1", "progress": 0, "total": 100, "message": "Starting"},
+        {"progressToken": "tok-1", "progress": 50, "total": 100, "message": "Halfway"},
+        {"progressToken": "tok-1", "progress": 100, "total": 100, "message": "Done"},
+    ]
+    assert messages[: len(progress)] == progress
+    assert len(messages) == len(progress) + 1
+    final = messages[-1]
+    assert final["id"] == 1
+    assert final["result"]["content"] == [
+        {"type": "text", "text": "Progress test completed for token tok-1"}
+    ]
+
+
+async def test_integer_progress_token_keeps_its_type(wire: Any) -> None:
+    meta = wire.meta(progressToken=7)
+
+    _, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=meta))
+
+    assert {m["params"]["progressToken"] for m in messages[:-1]} == {7}
+
+
+async def test_without_progress_token_the_answer_is_plain_json(wire: Any) -> None:
+    response, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}))
+
+    assert response["Content-Type"] == "application/json"
+    assert [m.get("method") for m in messages] == [None]
+    assert messages[0]["result"]["content"] == [
+        {"type": "text", "text": "Progress test completed for token None"}
+    ]
+
+
+async def test_client_that_does_not_accept_sse_gets_json_only(wire: Any) -> None:
+    meta = wire.meta(progressToken="tok")
+
+    response, messages = await wire.stream(
+        call_tool(wire, "test_tool_with_progress", {}, meta=meta), headers={"Accept": "application/json"}
+    )
+
+    assert response["Content-Type"] == "application/json"
+    assert len(messages) == 1 and "result" in messages[0]
+
+
+@pytest.mark.parametrize("tool", ["test_tool_with_logging", "test_logging_tool"])
+async def test_log_messages_are_sent_only_when_a_level_is_requested(wire: Any, tool: str) -> None:
+    response, messages = await wire.stream(call_tool(wire, tool, {}))
+
+    assert response["Content-Type"] == "application/json"
+    assert not [m for m in messages if m.get("method") == "notifications/message"]
+
+
+async def test_log_messages_stream_before_the_result(wire: Any) -> None:
+    meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "info"})
+
+    response, messages = await wire.stream(call_tool(wire, "test_tool_with_logging", {}, meta=meta))
+
+    assert response["Content-Type"].startswith("text/event-stream")
+    assert messages[:-1] == [
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": text}}
+        for text in ("Tool execution started", "Tool processing data", "Tool execution completed")
+    ]
+    assert messages[-1]["result"]["content"] == [{"type": "text", "text": "Logging test completed"}]
+
+
+async def test_sync_tool_log_message_is_streamed(wire: Any) -> None:
+    meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "debug"})
+
+    response, messages = await wire.stream(call_tool(wire, "test_logging_tool", {}, meta=meta))
+
+    assert response["Content-Type"].startswith("text/event-stream")
+    assert [m.get("method") for m in messages] == ["notifications/message", None]
+
+
+async def test_log_messages_below_the_requested_level_are_dropped(wire: Any) -> None:
+    meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "warning"})
+
+    response, messages = await wire.stream(call_tool(wire, "test_tool_with_logging", {}, meta=meta))
+
+    assert response["Content-Type"] == "application/json"
+    assert len(messages) == 1 and "result" in messages[0]
+
+
+# ------------------------------------------------------------------ MRTR
+
+CONFIRM = {"confirm": {"action": "accept", "content": {"ok": True}}}
+ELICIT = {"elicitation": {}}
+
+
+async def test_input_required_round_trip_completes(wire: Any) -> None:
+    meta = wire.meta(ELICIT)
+    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+
+    asked = first["result"]
+    assert asked["resultType"] == "input_required"
+    assert set(asked["inputRequests"]) == {"confirm"}
+    assert asked["inputRequests"]["confirm"]["method"] == "elicitation/create"
+    assert "ttlMs" not in asked and "cacheScope" not in asked
+    assert asked["_meta"] == {META_SERVER_INFO: SERVER_INFO}
+    state = asked["requestState"]
+    assert isinstance(state, str) and "state-ok" != state
+
+    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry["params"].update(inputResponses=CONFIRM, requestState=state)
+    status, second = await wire.call(retry)
+
+    assert status == 200
+    assert second == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {
+            "resultType": "complete",
+            "_meta": {META_SERVER_INFO: SERVER_INFO},
+            "content": [{"type": "text", "text": "Confirmed with state-ok"}],
+            "isError": False,
+        },
+    }
+
+
+async def test_tampered_request_state_is_invalid_params(wire: Any) -> None:
+    meta = wire.meta(ELICIT)
+    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+    state = first["result"]["requestState"]
+    tampered = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
+
+    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry["params"].update(inputResponses=CONFIRM, requestState=tampered)
+    status, body = await wire.call(retry)
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS, 2))
+
+
+async def test_request_state_replayed_on_another_tool_is_invalid_params(wire: Any) -> None:
+    meta = wire.meta(ELICIT)
+    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+
+    replay = call_tool(wire, "test_input_required_result_tampered_state", {}, meta=meta, request_id=2)
+    replay["params"].update(inputResponses=CONFIRM, requestState=first["result"]["requestState"])
+    status, body = await wire.call(replay)
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS, 2))
+
+
+async def test_retry_without_the_answers_asks_again(wire: Any) -> None:
+    meta = wire.meta(ELICIT)
+    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+
+    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry["params"].update(inputResponses={"other": {"action": "accept"}}, requestState=first["result"]["requestState"])
+    _, second = await wire.call(retry)
+
+    assert second["result"]["resultType"] == "input_required"
+
+
+@pytest.mark.parametrize("responses", [5, "x", [1]])
+async def test_structurally_invalid_input_responses_are_invalid_params(wire: Any, responses: Any) -> None:
+    request = call_tool(wire, "test_input_required_result_elicitation", {}, meta=wire.meta(ELICIT))
+    request["params"]["inputResponses"] = responses
+
+    status, body = await wire.call(request)
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+async def test_multiple_input_kinds_are_asked_at_once(wire: Any) -> None:
+    meta = wire.meta({"elicitation": {}, "sampling": {}, "roots": {}})
+
+    _, body = await wire.call(call_tool(wire, "test_input_required_result_multiple_inputs", {}, meta=meta))
+
+    requests = body["result"]["inputRequests"]
+    assert {key: item["method"] for key, item in requests.items()} == {
+        "user_name": "elicitation/create",
+        "greeting": "sampling/createMessage",
+        "client_roots": "roots/list",
+    }
+
+
+async def test_prompt_can_require_input(wire: Any) -> None:
+    meta = wire.meta(ELICIT)
+    _, first = await wire.call(wire.request("prompts/get", {"name": "test_input_required_result_prompt"}, meta=meta))
+    assert first["result"]["resultType"] == "input_required"
+
+    retry = wire.request(
+        "prompts/get",
+        {
+            "name": "test_input_required_result_prompt",
+            "inputResponses": {"user_context": {"action": "accept", "content": {"context": "wire"}}},
+        },
+        meta=meta,
+        request_id=2,
+    )
+    _, second = await wire.call(retry)
+
+    assert second["result"]["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Use the following context: wire"}}
+    ]
+
+
+# ------------------------------------------------------ HTTP-level refusals
+
+
+async def test_get_without_session_is_405(async_client: Any) -> None:
+    response = await async_client.get("/conformance/mcp", headers={"Accept": "text/event-stream"})
+
+    assert response.status_code == 405
+    assert set(response["Allow"].replace(" ", "").split(",")) >= {"POST"}
+
+
+async def test_delete_without_session_is_405(async_client: Any) -> None:
+    response = await async_client.delete("/conformance/mcp")
+
+    assert response.status_code == 405
+
+
+async def test_other_http_methods_are_405(async_client: Any) -> None:
+    response = await async_client.put("/conformance/mcp", data=b"{}", content_type="application/json")
+
+    assert response.status_code == 405
+
+
+async def test_modern_get_ignores_a_stray_last_event_id(async_client: Any) -> None:
+    response = await async_client.get("/conformance/mcp", headers={"Last-Event-ID": "5"})
+
+    assert response.status_code == 405
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
+async def test_non_json_content_type_is_415(wire: Any, content_type: str) -> None:
+    status_body = await wire.post(wire.request("tools/list"), content_type=content_type)
+
+    assert status_body.status_code == 415
+    assert json.loads(status_body.content) == error(jsonrpc.INVALID_REQUEST, None)
+
+
+async def test_json_content_type_with_charset_is_accepted(wire: Any) -> None:
+    response = await wire.post(wire.request("tools/list"), content_type="application/json; charset=utf-8")
+
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("accept", ["text/html", "image/png", "text/plain, text/html"])
+async def test_accept_without_json_or_sse_is_406(wire: Any, accept: str) -> None:
+    response = await wire.post(wire.request("tools/list"), headers={"Accept": accept})
+
+    assert response.status_code == 406
+    assert json.loads(response.content) == error(jsonrpc.INVALID_REQUEST, None)
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", "application/*", "application/json", "text/event-stream"])
+async def test_acceptable_accept_headers_are_served(wire: Any, accept: str | None) -> None:
+    if accept is None:
+        response = await wire.post(wire.request("tools/list"), drop=("Accept",))
+    else:
+        response = await wire.post(wire.request("tools/list"), headers={"Accept": accept})
+
+    assert response.status_code == 200
+
+
+# --------------------------------------------------------------- WSGI
+
+
+def test_wsgi_request_is_answered_with_plain_json(client: Any) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "test_tool_with_progress",
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "progressToken": "wsgi",
+            },
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "test_tool_with_progress",
+    }
+
+    response = client.post("/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers)
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content)["result"]["content"] == [
+        {"type": "text", "text": "Progress test completed for token wsgi"}
+    ]
+
+
+def test_wsgi_listen_is_refused_with_a_json_error(client: Any) -> None:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"toolsListChanged": True},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"}
+
+    response = client.post("/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers)
+
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content)["error"]["code"] in (jsonrpc.METHOD_NOT_FOUND, jsonrpc.INVALID_REQUEST)
+
+
+# ------------------------------------------------- subscriptions (live)
+
+WAIT = 10.0  # seconds: upper bound of every live wait
+
+
+def _live_headers(method: str, name: str | None = None) -> dict[str, str]:
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+    }
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+def _live_request(method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+
+
+async def _next_message(lines: Any) -> dict[str, Any]:
+    """Return the next ``data:`` message of an SSE line iterator (bounded)."""
+
+    async def read() -> dict[str, Any]:
+        async for line in lines:
+            if line.startswith("data:") and line[5:].strip():
+                return json.loads(line[5:])
+        raise AssertionError("stream ended")
+
+    return await asyncio.wait_for(read(), WAIT)
+
+
+async def _trigger(client: httpx.AsyncClient, url: str, tool: str, request_id: int) -> None:
+    response = await client.post(
+        url,
+        json=_live_request("tools/call", {"name": tool, "arguments": {}}, request_id),
+        headers=_live_headers("tools/call", tool),
+    )
+    assert response.status_code == 200
+    assert response.json()["result"]["isError"] is False
+
+
+async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_server_url: str) -> None:
+    url = f"{live_server_url}/conformance/mcp"
+    listen = _live_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, "sub-1")
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        async with client.stream("POST", url, json=listen, headers=_live_headers("subscriptions/listen")) as stream:
+            assert stream.status_code == 200
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            lines = stream.aiter_lines()
+
+            ack = await _next_message(lines)
+            assert ack == {
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {"notifications": {"toolsListChanged": True}, "_meta": {SUBSCRIPTION_ID: "sub-1"}},
+            }
+
+            # A prompt change must not reach a tools-only stream: announce it
+            # first, then a tool change; the next message must be the latter.
+            await _trigger(client, url, "test_trigger_prompt_change", 2)
+            await _trigger(client, url, "test_trigger_tool_change", 3)
+
+            changed = await _next_message(lines)
+            assert changed == {
+                "jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed",
+                "params": {"_meta": {SUBSCRIPTION_ID: "sub-1"}},
+            }
+
+
+async def test_listen_acknowledges_only_the_honoured_filter(live_server_url: str) -> None:
+    url = f"{live_server_url}/conformance/mcp"
+    wanted = {"toolsListChanged": True, "promptsListChanged": False, "unknownFlag": True}
+    listen = _live_request("subscriptions/listen", {"notifications": wanted}, 41)
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        async with client.stream("POST", url, json=listen, headers=_live_headers("subscriptions/listen")) as stream:
+            ack = await _next_message(stream.aiter_lines())
+
+    assert ack["params"] == {"notifications": {"toolsListChanged": True}, "_meta": {SUBSCRIPTION_ID: 41}}
+
+
+async def test_listen_with_a_malformed_filter_is_invalid_params(wire: Any) -> None:
+    status, body = await wire.call(wire.request("subscriptions/listen", {"notifications": 5}))
+
+    assert body == error(jsonrpc.INVALID_PARAMS)
