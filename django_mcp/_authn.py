@@ -20,7 +20,7 @@ from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_setting
 from django_mcp.dispatcher import encode_error
-from django_mcp.exceptions import InvalidRequest
+from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 
 __all__ = ["authenticate", "challenge", "get_authenticators"]
 
@@ -46,10 +46,17 @@ async def authenticate(request: Any, server: Any) -> tuple[Any, HttpResponse | N
     user = None
     for authenticator in get_authenticators():
         method = authenticator.authenticate
-        if inspect.iscoroutinefunction(method):
-            user = await method(request)
-        else:
-            user = await sync_to_async(method, thread_sensitive=True)(request)
+        try:
+            if inspect.iscoroutinefunction(method):
+                user = await method(request)
+            else:
+                user = await sync_to_async(method, thread_sensitive=True)(request)
+        except AuthenticationFailed as exc:
+            # An invalid or expired token is refused even where anonymous
+            # callers are welcome (MCP 2026-07-28 authorization, "Error Handling").
+            return None, challenge(
+                request, scope=exc.scope, error=exc.error, description=exc.message, status=exc.status
+            )
         if user is not None:
             request.user = user
             break
@@ -66,16 +73,34 @@ async def authenticate(request: Any, server: Any) -> tuple[Any, HttpResponse | N
     return user, None
 
 
-def challenge(request: Any, *, scope: str | None = None) -> HttpResponse:
-    """Return a 401 with a Bearer challenge naming the resource metadata."""
+def challenge(
+    request: Any,
+    *,
+    scope: str | None = None,
+    error: str | None = None,
+    description: str | None = None,
+    status: int = 401,
+) -> HttpResponse:
+    """Return a 401 (or ``status``) with a Bearer challenge naming the resource metadata."""
     response = HttpResponse(
-        encode_error(None, InvalidRequest("Authentication required")),
-        status=401,
+        encode_error(None, InvalidRequest(description or "Authentication required")),
+        status=status,
         content_type="application/json",
     )
     metadata = request.build_absolute_uri("/.well-known/oauth-protected-resource" + request.path.rstrip("/"))
-    value = f'Bearer resource_metadata="{metadata}"'
+    params = []
+    if error:
+        params.append(f'error="{_quotable(error)}"')
+    if description:
+        params.append(f'error_description="{_quotable(description)}"')
+    params.append(f'resource_metadata="{metadata}"')
     if scope:
-        value += f', scope="{scope}"'
-    response["WWW-Authenticate"] = value
+        params.append(f'scope="{_quotable(scope)}"')
+    response["WWW-Authenticate"] = "Bearer " + ", ".join(params)
     return response
+
+
+def _quotable(text: str) -> str:
+    # RFC 6750 section 3: error, error_description and scope values use only
+    # %x20-21 / %x23-5B / %x5D-7E (printable ASCII without '"' and '\').
+    return "".join(char for char in str(text) if " " <= char <= "~" and char not in '"\\')

@@ -42,6 +42,7 @@ from django_mcp.protocol.results import (
     ListResourceTemplatesResult,
     ListToolsResult,
 )
+from django_mcp.ratelimit import allow_tool_call
 from django_mcp.schemas import Schema, validate
 from django_mcp.server.compiler import CompiledResource, CompiledServer, CompiledTool
 from django_mcp.server.primitives import Completion
@@ -162,6 +163,8 @@ async def call_tool(
     entry = compiled.tools.get(name)
     if entry is None or not await can_use(entry, request):
         raise InvalidParams(f"Unknown tool: {name}")
+    if not await allow_tool_call(request, name):
+        return _tool_error("Rate limit exceeded: retry later")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}

@@ -13,6 +13,9 @@ Hierarchy::
     ├── MissingClientCapability    -32021 a needed client capability is absent
     └── UnsupportedProtocolVersion -32022 version not served
 
+    AuthenticationFailed           an authentication backend refused the
+    │                              bearer token: HTTP 401 invalid_token
+    └── (subclasses may set status 403 / error "insufficient_scope")
     SchemaValidationError          (ValueError) data does not fit a Schema
     ImproperlyConfigured           (Django's) a component or setting is wrong
     AlreadyRegistered / NotRegistered   registry misuse
@@ -30,6 +33,7 @@ from django_mcp.protocol import jsonrpc
 
 __all__ = [
     "AlreadyRegistered",
+    "AuthenticationFailed",
     "HeaderMismatch",
     "ImproperlyConfigured",
     "InternalError",
@@ -140,6 +144,30 @@ class SchemaValidationError(ValueError):
 
     def __repr__(self) -> str:
         return f"SchemaValidationError(errors={self.errors!r})"
+
+
+class AuthenticationFailed(Exception):
+    """An authentication backend refused the request's credentials.
+
+    Raise it from ``authenticate(request)`` of an ``MCP_AUTHENTICATION_BACKENDS``
+    backend for a bearer token that is unknown, expired, revoked or meant for
+    another resource. The transport answers ``status`` (401) with
+    ``WWW-Authenticate: Bearer error="<error>", ...`` (RFC 6750 section 3.1;
+    MCP 2026-07-28 authorization, "Error Handling"), whatever the server's
+    ``login_required``. ``scope`` lists the scopes the request needs.
+    """
+
+    status: ClassVar[int] = 401
+    error: ClassVar[str] = "invalid_token"
+    default_message: ClassVar[str] = "The access token is invalid."
+
+    def __init__(self, message: str | None = None, *, scope: str | None = None) -> None:
+        self.message = message or self.default_message
+        self.scope = scope
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, scope={self.scope!r})"
 
 
 class AlreadyRegistered(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -22,6 +23,9 @@ INSTALLED_APPS = [
     "testproject.demo",
     "testproject.conformance",
 ]
+# Bearer tokens through django-oauth-toolkit when the oauth extra is installed.
+if importlib.util.find_spec("oauth2_provider") is not None:
+    INSTALLED_APPS.append("oauth2_provider")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -40,24 +40,13 @@ from django.http import HttpRequest
 from oauth2_provider.settings import oauth2_settings  # type: ignore[import-untyped]
 from oauthlib.common import Request as OauthlibRequest  # type: ignore[import-untyped]
 
+from django_mcp.exceptions import AuthenticationFailed
+
 __all__ = ["InsufficientScope", "InvalidToken", "OAuthToolkitAuthentication", "bearer_token"]
 
 
-class InvalidToken(Exception):
+class InvalidToken(AuthenticationFailed):
     """The bearer token cannot be accepted: answer 401 ``invalid_token``."""
-
-    status: ClassVar[int] = 401
-    error: ClassVar[str] = "invalid_token"
-    default_message: ClassVar[str] = "The access token is invalid."
-
-    def __init__(self, message: str | None = None, *, scope: str | None = None) -> None:
-        self.message = message or self.default_message
-        #: Space-separated scopes the request needs (for the challenge).
-        self.scope = scope
-        super().__init__(self.message)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.message!r}, scope={self.scope!r})"
 
 
 class InsufficientScope(InvalidToken):
@@ -106,7 +95,8 @@ class OAuthToolkitAuthentication:
                 raise InsufficientScope(description, scope=" ".join(self.required_scopes))
             raise InvalidToken(description)
         access_token = oauth_request.access_token
-        if self.require_audience and not access_token.resource:
+        # DOT releases before RFC 8707 support have no ``resource`` field.
+        if self.require_audience and not getattr(access_token, "resource", None):
             raise InvalidToken("The access token was not issued for this resource.")
         user = access_token.user
         if user is None:

@@ -38,7 +38,9 @@ class McpHeaders:
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         self._values: dict[str, list[str]] = {}
         for name, value in pairs:
-            self._values.setdefault(name.lower(), []).append(value)
+            # Surrounding whitespace is not part of a field value (RFC 9110
+            # 5.5); ASGI servers usually strip it, test clients may not.
+            self._values.setdefault(name.lower(), []).append(value.strip(" \t"))
 
     @classmethod
     def from_request(cls, request: Any) -> McpHeaders:
@@ -128,7 +130,7 @@ def validate_headers(
         sent_name = headers.get("Mcp-Name")
         if sent_name is None:
             raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
-        sent_name = decode_value("Mcp-Name", sent_name.strip())
+        sent_name = decode_value("Mcp-Name", sent_name)
         if sent_name != params[name_key]:
             raise HeaderMismatch(
                 f"Header mismatch: Mcp-Name header value {sent_name!r} does not match body value "
@@ -148,7 +150,7 @@ def validate_headers(
             continue
         if raw is None:
             raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} header is required")
-        decoded = decode_value(f"Mcp-Param-{header}", raw.strip())
+        decoded = decode_value(f"Mcp-Param-{header}", raw)
         if not _same(value, decoded, kind):
             raise HeaderMismatch(
                 f"Header mismatch: Mcp-Param-{header} header does not match argument {prop!r}"

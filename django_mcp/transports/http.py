@@ -65,6 +65,7 @@ from django_mcp.exceptions import (
     McpError,
     MethodNotFound,
 )
+from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.versions import LEGACY_VERSIONS, is_legacy
 from django_mcp.server.server import Server
 from django_mcp.transports import _sse
@@ -357,7 +358,11 @@ class McpView(View):
         session = await self._session(request, dispatcher)
         if isinstance(session, HttpResponse):
             return session
-        if SSE not in request.headers.get("Accept", "") or not isinstance(request, ASGIRequest):
+        if not isinstance(request, ASGIRequest):
+            # A WSGI worker cannot hold a stream open; legacy clients accept
+            # 405 as "no standalone stream" (2025-11-25 transports).
+            return _not_allowed()
+        if SSE not in request.headers.get("Accept", ""):
             return HttpResponse(status=406)
         return _sse_response(_with_keepalive(_session_stream(dispatcher, session)))
 
@@ -504,7 +509,10 @@ def _encode_request(request_id: str, method: str, params: dict[str, Any]) -> byt
 
 
 async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """Yield SSE events from ``source``, with a comment when it stays idle."""
+    """Yield SSE events from ``source``, with a comment when it stays idle.
+
+    An empty item from ``source`` becomes a comment too ("the stream is live").
+    """
     interval = get_setting("MCP_SSE_KEEPALIVE")
     iterator = source.__aiter__()
     step: asyncio.Future[bytes] | None = None
@@ -521,7 +529,7 @@ async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             except StopAsyncIteration:
                 return
             step = None
-            yield _sse.event(item)
+            yield _sse.event(item) if item else _sse.KEEPALIVE
     finally:
         if step is not None and not step.done():
             step.cancel()
@@ -530,22 +538,42 @@ async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 
 
 async def _session_stream(dispatcher: Dispatcher, session: LegacySession) -> AsyncIterator[bytes]:
-    """Yield a legacy session's change notifications (no subscription ids)."""
+    """Yield a legacy session's change notifications (no subscription ids).
+
+    List changes only for features advertised with ``listChanged``; resource
+    updates for subscribed URIs and their sub-resources (2025-11-25
+    server/resources). The stream ends at the first event after the session
+    is gone.
+    """
     key = server_key(dispatcher.compiled.server)
     methods = {
-        "tools": "notifications/tools/list_changed",
-        "prompts": "notifications/prompts/list_changed",
-        "resources": "notifications/resources/list_changed",
+        kind: method
+        for kind, method in _LIST_CHANGED.items()
+        if dispatcher.compiled.server.list_changed and getattr(dispatcher.capabilities, kind) is not UNSET
     }
     async with get_backend().listen() as events:
+        # A comment once listening: headers and a first byte flush through
+        # proxies, and the client knows no change can be missed from now on.
+        yield b""
         async for event in events:
-            if event.server != key:
+            if event.server != key or (event.kind != "resource_updated" and event.kind not in methods):
                 continue
-            if event.kind == "resource_updated":
-                current = await LegacySession.load(session.id, server=key)
-                if current is None:
-                    return
-                if event.uri in current.subscriptions:
-                    yield encode_notification("notifications/resources/updated", {"uri": event.uri})
-            elif event.kind in methods:
+            current = await LegacySession.load(session.id, server=key)
+            if current is None:
+                return
+            if event.kind != "resource_updated":
                 yield encode_notification(methods[event.kind])
+            elif event.uri is not None and any(_covers(base, event.uri) for base in current.subscriptions):
+                yield encode_notification("notifications/resources/updated", {"uri": event.uri})
+
+
+_LIST_CHANGED = {
+    "tools": "notifications/tools/list_changed",
+    "prompts": "notifications/prompts/list_changed",
+    "resources": "notifications/resources/list_changed",
+}
+
+
+def _covers(subscribed: str, uri: str) -> bool:
+    # An update of a sub-resource counts for the subscribed URI.
+    return uri == subscribed or uri.startswith(subscribed.rstrip("/") + "/")

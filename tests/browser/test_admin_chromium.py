@@ -58,7 +58,7 @@ pytestmark = pytest.mark.urls(__name__)
 
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it (see docs/admin.md)")
+        pytest.fail(f"{reason}; CI must provide it (this module's docstring says how)")
     pytest.skip(reason)
 
 

@@ -34,7 +34,8 @@ _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[^
 _NO_TEST = re.compile(r"^\s*<!--\s*no-test:\s*(?P<reason>\S.*?)\s*-->\s*$")
 #: Info strings that would look like Python to a reader but escape this test.
 _PYTHON_LOOKALIKES = frozenset({"py", "python3", "py3", "pycon", "ipython"})
-_LINK = re.compile(r"\]\((?P<target>[^)\s#]+\.md)(?:#[^)]*)?\)")
+_LINK = re.compile(r"\]\((?P<target>[^)\s#]+\.md)?(?:#(?P<anchor>[^)\s]*))?\)")
+_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*\s*$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +116,7 @@ def _run(example: Example) -> None:
     source = "\n" * (fence.line - 1) + fence.source
     code = compile(source, example.id, "exec")
     # Let tracebacks and assertion rewriting show the block's lines.
-    linecache.cache[example.id] = (len(source), None, source.splitlines(True), example.id)
+    linecache.cache[example.id] = (len(source), None, source.splitlines(keepends=True), example.id)
     saved = registry.snapshot()
     registry.restore({"web": {}, "local": {}})
     # msgspec and dataclasses resolve annotations through sys.modules.
@@ -156,25 +157,49 @@ def test_no_test_markers_sit_right_before_a_fence(page: Path) -> None:
     stray = [
         f"{page.name}:{number}"
         for number, line in enumerate(lines, start=1)
-        if _NO_TEST.match(line)
-        and (number == len(lines) or _FENCE.match(lines[number]) is None)
+        if _NO_TEST.match(line) and (number == len(lines) or _FENCE.match(lines[number]) is None)
     ]
     assert stray == [], "a no-test marker must be the line right before a fence"
 
 
+def _anchors(page: Path) -> set[str]:
+    """Return the GitHub-style anchors of the headings outside code blocks."""
+    anchors: set[str] = set()
+    fence: str | None = None
+    for line in page.read_text(encoding="utf-8").splitlines():
+        opening = _FENCE.match(line)
+        if fence is None and opening is not None:
+            fence = opening["ticks"]
+            continue
+        if fence is not None:
+            if line.strip() == fence:
+                fence = None
+            continue
+        heading = _HEADING.match(line)
+        if heading is not None:
+            title = heading["title"].lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
 def test_relative_links_resolve(page: Path) -> None:
-    text = page.read_text(encoding="utf-8")
-    broken = [
-        match["target"]
-        for match in _LINK.finditer(text)
-        if "://" not in match["target"] and not (page.parent / match["target"]).is_file()
-    ]
+    broken = []
+    for match in _LINK.finditer(page.read_text(encoding="utf-8")):
+        target, anchor = match["target"], match["anchor"]
+        if target is None and anchor is None:
+            continue
+        linked = page if target is None else page.parent / target
+        if not linked.is_file():
+            broken.append(target)
+        elif anchor and anchor not in _anchors(linked):
+            broken.append(f"{target or ''}#{anchor}")
     assert broken == []
 
 
 def test_index_links_every_page() -> None:
     index = DOCS / "index.md"
-    linked = {match["target"] for match in _LINK.finditer(index.read_text(encoding="utf-8"))}
+    text = index.read_text(encoding="utf-8")
+    linked = {match["target"] for match in _LINK.finditer(text) if match["target"]}
     missing = sorted(p.name for p in _pages() if p.name != "index.md" and p.name not in linked)
     assert missing == []

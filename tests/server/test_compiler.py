@@ -393,3 +393,63 @@ def test_input_attribute_overrides_the_generic_argument() -> None:
             return McpResponse.text("x")
 
     assert compile_server(server_with(tools=[OverrideTool])).tools["override"].input_type is LookupInput
+
+
+# --- x-mcp-header annotations are validated at compile time ---
+
+
+def _header_tool(schema: dict) -> type:  # type: ignore[type-arg]
+    from django_mcp import McpResponse, Tool
+
+    class HeaderTool(Tool):
+        input = schema
+
+        def handle(self, payload: dict) -> McpResponse:  # type: ignore[type-arg]
+            return McpResponse.text("ok")
+
+    return HeaderTool
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}},
+        {"type": "object", "properties": {"a": {"type": "number", "x-mcp-header": "Amount"}}},
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "x-mcp-header": "Region"},
+                "b": {"type": "string", "x-mcp-header": "region"},
+            },
+        },
+        {
+            "type": "object",
+            "properties": {"a": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "B"}}}},
+        },
+        {"type": "object", "$defs": {"x": {"type": "string", "x-mcp-header": "X"}}},
+    ],
+    ids=["not-a-token", "number-property", "duplicate", "nested", "under-defs"],
+)
+def test_invalid_x_mcp_header_annotations_are_refused_at_compile_time(schema: dict) -> None:  # type: ignore[type-arg]
+    from django.core.exceptions import ImproperlyConfigured
+
+    from django_mcp import Server
+    from django_mcp.server.compiler import compile_server
+
+    class HeaderServer(Server):
+        tools = (_header_tool(schema),)
+
+    with pytest.raises(ImproperlyConfigured, match="x-mcp-header"):
+        compile_server(HeaderServer)
+
+
+def test_valid_x_mcp_header_annotation_compiles() -> None:
+    from django_mcp import Server
+    from django_mcp.server.compiler import compile_server
+
+    schema = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+
+    class HeaderServer(Server):
+        tools = (_header_tool(schema),)
+
+    assert compile_server(HeaderServer).tools["header"].definition.input_schema == schema

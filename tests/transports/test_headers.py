@@ -74,6 +74,13 @@ async def test_version_header_name_is_case_insensitive(wire: Any) -> None:
     assert status == 200
 
 
+@pytest.mark.parametrize("header", [f" {MODERN}", f"{MODERN}\t", f"  {MODERN}  "])
+async def test_version_header_surrounding_whitespace_is_ignored(wire: Any, header: str) -> None:
+    status, _ = await wire.call(wire.request("tools/list"), headers={"MCP-Protocol-Version": header})
+
+    assert status == 200
+
+
 async def test_duplicated_version_header_is_a_header_mismatch(wire: Any) -> None:
     request = wire.request("tools/list")
 
@@ -94,6 +101,12 @@ async def test_missing_method_header_is_a_header_mismatch(wire: Any) -> None:
     status, body = await wire.call(wire.request("tools/list"), drop=("Mcp-Method",))
 
     assert (status, body) == (400, mismatch())
+
+
+async def test_method_header_surrounding_whitespace_is_ignored(wire: Any) -> None:
+    status, _ = await wire.call(wire.request("tools/list"), headers={"Mcp-Method": " tools/list "})
+
+    assert status == 200
 
 
 @pytest.mark.parametrize("header", ["prompts/list", "TOOLS/LIST", "Tools/List", "tools/list/", "tools"])

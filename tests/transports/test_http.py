@@ -17,7 +17,11 @@ from unittest.mock import ANY
 
 import httpx
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ImproperlyConfigured
+from django.test import AsyncRequestFactory
 
+from django_mcp import McpRequest, McpResponse, Server, Tool, _authn
 from django_mcp.protocol import jsonrpc
 
 MODERN = "2026-07-28"
@@ -880,7 +884,7 @@ async def _trigger(client: httpx.AsyncClient, url: str, tool: str, request_id: i
     assert response.json()["result"]["isError"] is False
 
 
-async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_server_url: str) -> None:
+async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_server_url: str, wire_schema: Any) -> None:
     url = f"{live_server_url}/conformance/mcp"
     listen = _live_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, "sub-1")
     async with httpx.AsyncClient(timeout=WAIT) as client:
@@ -902,6 +906,8 @@ async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_se
             await _trigger(client, url, "test_trigger_tool_change", 3)
 
             changed = await _next_message(lines)
+            for message in (ack, changed):
+                wire_schema.record(message, era="modern")
             assert changed == {
                 "jsonrpc": "2.0",
                 "method": "notifications/tools/list_changed",
@@ -909,7 +915,7 @@ async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_se
             }
 
 
-async def test_listen_acknowledges_only_the_honoured_filter(live_server_url: str) -> None:
+async def test_listen_acknowledges_only_the_honoured_filter(live_server_url: str, wire_schema: Any) -> None:
     url = f"{live_server_url}/conformance/mcp"
     wanted = {"toolsListChanged": True, "promptsListChanged": False, "unknownFlag": True}
     listen = _live_request("subscriptions/listen", {"notifications": wanted}, 41)
@@ -917,6 +923,7 @@ async def test_listen_acknowledges_only_the_honoured_filter(live_server_url: str
         async with client.stream("POST", url, json=listen, headers=_live_headers("subscriptions/listen")) as stream:
             ack = await _next_message(stream.aiter_lines())
 
+    wire_schema.record(ack, era="modern")
     assert ack["params"] == {"notifications": {"toolsListChanged": True}, "_meta": {SUBSCRIPTION_ID: 41}}
 
 
@@ -924,3 +931,125 @@ async def test_listen_with_a_malformed_filter_is_invalid_params(wire: Any) -> No
     status, body = await wire.call(wire.request("subscriptions/listen", {"notifications": 5}))
 
     assert body == error(jsonrpc.INVALID_PARAMS)
+
+
+# -------------------------------------------------------- authentication
+
+
+class _User:
+    is_authenticated = True
+    is_active = True
+    pk = 1
+
+
+class WhoAmITool(Tool):
+    name = "whoami"
+    description = "Says whether the caller is authenticated."
+
+    def handle(self, request: McpRequest) -> McpResponse:
+        return McpResponse.text(f"authenticated={request.user.is_authenticated}")
+
+
+class LoginServer(Server):
+    name = "login"
+    login_required = True
+    tools = (WhoAmITool,)
+
+
+class AsyncBearer:
+    async def authenticate(self, request: Any) -> Any:
+        return _User() if request.headers.get("Authorization") == "Bearer good" else None
+
+
+class SyncBearer:
+    def authenticate(self, request: Any) -> Any:
+        return _User() if request.headers.get("Authorization") == "Bearer good" else None
+
+
+def _login_request(path: str = "/login-mcp", **headers: str) -> Any:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "whoami",
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    return AsyncRequestFactory().post(
+        path,
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={
+            "Accept": "application/json",
+            "MCP-Protocol-Version": MODERN,
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "whoami",
+            **headers,
+        },
+    )
+
+
+async def test_anonymous_caller_of_a_login_required_server_gets_a_bearer_challenge() -> None:
+    response = await LoginServer.as_view()(_login_request())
+
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == (
+        'Bearer resource_metadata="http://testserver/.well-known/oauth-protected-resource/login-mcp"'
+    )
+    assert json.loads(response.content) == error(jsonrpc.INVALID_REQUEST, None)
+
+
+@pytest.mark.parametrize("backend", ["AsyncBearer", "SyncBearer"])
+async def test_authentication_backends_identify_the_caller(settings: Any, backend: str) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}.{backend}"]
+
+    good = await LoginServer.as_view()(_login_request(Authorization="Bearer good"))
+    bad = await LoginServer.as_view()(_login_request(Authorization="Bearer bad"))
+
+    assert good.status_code == 200
+    assert json.loads(good.content)["result"]["content"] == [{"type": "text", "text": "authenticated=True"}]
+    assert bad.status_code == 401
+
+
+async def test_bearer_token_in_the_query_string_is_never_read(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}.AsyncBearer"]
+
+    response = await LoginServer.as_view()(_login_request("/login-mcp?access_token=good"))
+
+    assert response.status_code == 401
+
+
+async def test_origin_is_checked_before_authentication() -> None:
+    response = await LoginServer.as_view()(_login_request(Origin="http://evil.example.com"))
+
+    assert response.status_code == 403
+
+
+class OpenServer(Server):
+    name = "open"
+    tools = (WhoAmITool,)
+
+
+async def test_anonymous_caller_of_an_open_server_is_anonymous() -> None:
+    user, denied = await _authn.authenticate(_login_request(), OpenServer)
+
+    assert denied is None
+    assert isinstance(user, AnonymousUser)
+
+
+async def test_open_server_serves_anonymous_callers() -> None:
+    response = await OpenServer.as_view()(_login_request())
+
+    assert response.status_code == 200
+    assert json.loads(response.content)["result"]["content"] == [{"type": "text", "text": "authenticated=False"}]
+
+
+def test_unimportable_authentication_backend_is_improperly_configured(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = ["no.such.Backend"]
+
+    with pytest.raises(ImproperlyConfigured):
+        _authn.get_authenticators()

@@ -332,6 +332,19 @@ async def test_get_without_accepting_sse_is_406(wire: Any, async_client: Any) ->
     assert response.status_code == 406
 
 
+def test_wsgi_get_of_a_session_is_405(client: Any) -> None:
+    body = initialize_body()
+    started = client.post(
+        "/conformance/mcp", data=json.dumps(body), content_type="application/json", headers={"Accept": "application/json"}
+    )
+
+    response = client.get(
+        "/conformance/mcp", headers={"Mcp-Session-Id": started["Mcp-Session-Id"], "Accept": "text/event-stream"}
+    )
+
+    assert response.status_code == 405
+
+
 async def test_session_of_another_server_is_unknown() -> None:
     session = await LegacySession.create(server="other.Server", version=LEGACY, capabilities={}, client_info=None)
 
@@ -396,7 +409,7 @@ async def _live_initialize(client: httpx.AsyncClient, url: str, capabilities: di
     ],
 )
 async def test_legacy_elicitation_round_trip_over_the_tool_stream(
-    live_server_url: str, answer: dict[str, Any], expected: dict[str, Any] | None
+    live_server_url: str, wire_schema: Any, answer: dict[str, Any], expected: dict[str, Any] | None
 ) -> None:
     url = f"{live_server_url}/conformance/mcp"
     async with httpx.AsyncClient(timeout=WAIT) as client:
@@ -423,9 +436,42 @@ async def test_legacy_elicitation_round_trip_over_the_tool_stream(
 
         asked, final = await asyncio.wait_for(run(), WAIT)
 
+    wire_schema.record(asked, era="legacy")
+    wire_schema.record(final, era="legacy", method="tools/call")
     assert isinstance(asked["id"], str | int)
     assert final["id"] == 5
     if expected is None:
         assert final["error"]["code"] == jsonrpc.INTERNAL_ERROR
     else:
         assert final["result"] == expected
+
+
+async def test_legacy_get_stream_delivers_list_changes_without_subscription_ids(
+    live_server_url: str, wire_schema: Any
+) -> None:
+    url = f"{live_server_url}/conformance/mcp"
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        headers = await _live_initialize(client, url, {})
+
+        async def run() -> dict[str, Any]:
+            get_headers = {**headers, "Accept": "text/event-stream"}
+            async with client.stream("GET", url, headers=get_headers) as stream:
+                assert stream.status_code == 200
+                assert stream.headers["content-type"].startswith("text/event-stream")
+                lines = stream.aiter_lines()
+                # The first line is a comment sent once the stream listens.
+                assert (await anext(lines)).startswith(":")
+                trigger = {
+                    "jsonrpc": "2.0",
+                    "id": 9,
+                    "method": "tools/call",
+                    "params": {"name": "test_trigger_tool_change", "arguments": {}},
+                }
+                called = await client.post(url, json=trigger, headers=headers)
+                assert called.status_code == 200
+                return await anext(_messages(lines))
+
+        changed = await asyncio.wait_for(run(), WAIT)
+
+    wire_schema.record(changed, era="legacy")
+    assert changed == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
