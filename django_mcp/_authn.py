@@ -32,7 +32,9 @@ def _load(paths: tuple[str, ...]) -> tuple[Any, ...]:
         try:
             out.append(import_string(path)())
         except ImportError as exc:
-            raise ImproperlyConfigured(f"MCP_AUTHENTICATION_BACKENDS: cannot import {path!r}: {exc}") from None
+            raise ImproperlyConfigured(
+                f"MCP_AUTHENTICATION_BACKENDS: cannot import {path!r}: {exc}"
+            ) from None
     return tuple(out)
 
 

@@ -17,7 +17,7 @@ from asgiref.sync import sync_to_async
 
 from django_mcp.context import McpRequest
 from django_mcp.response import McpResponse
-from django_mcp.server.compiler import Handler
+from django_mcp.server.handlers import Handler
 
 __all__ = ["invoke"]
 

@@ -42,12 +42,14 @@ from django_mcp.exceptions import (
 )
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET
-from django_mcp.protocol.definitions import ServerCapabilities
+from django_mcp.protocol._base import UnsetType as _UnsetType
+from django_mcp.protocol.definitions import ServerCapabilities, ToolDefinition
 from django_mcp.protocol.results import (
     CallToolResult,
     DiscoverResult,
     EmptyResult,
     InputRequiredResult,
+    ListToolsResult,
     ReadResourceResult,
 )
 from django_mcp.protocol.versions import LEGACY_VERSIONS, SUPPORTED_VERSIONS, negotiate_legacy
@@ -376,10 +378,19 @@ class Dispatcher:
             _in_flight -= 1
 
     def _era_error(self, error: McpError, ctx: CallContext) -> McpError:
-        if ctx.era == "legacy" and isinstance(error, ResourceNotFound):
+        """Return ``error`` as a legacy (2025-11-25) session must see it.
+
+        That revision has neither -32602 for a missing resource (it used
+        -32002) nor -32021, which became an invalid-params error there.
+        """
+        if ctx.era != "legacy":
+            return error
+        if isinstance(error, ResourceNotFound):
             legacy = McpError(error.message, data=error.data)
             legacy.code = jsonrpc.LEGACY_RESOURCE_NOT_FOUND  # type: ignore[misc]
             return legacy
+        if isinstance(error, MissingClientCapability):
+            return InvalidParams(error.message, data=error.data)
         return error
 
     def request_for(self, envelope: Envelope, ctx: CallContext, emit: Emit | None) -> McpRequest:
@@ -551,6 +562,12 @@ class Dispatcher:
         if hasattr(result, "ttl_ms"):
             changes["ttl_ms"] = UNSET
             changes["cache_scope"] = UNSET
+        # 2025-11-25 requires object structuredContent and object output
+        # schemas; a non-object value stays available as the JSON text block.
+        if isinstance(result, CallToolResult) and not isinstance(result.structuredContent, dict | _UnsetType):
+            changes["structuredContent"] = UNSET
+        if isinstance(result, ListToolsResult):
+            changes["tools"] = tuple(_legacy_tool(tool) for tool in result.tools)
         return msgspec.structs.replace(result, **changes)
 
     # ------------------------------------------------------------- legacy
@@ -570,6 +587,13 @@ class Dispatcher:
     def encode_raw_result(self, request_id: Any, result: Any) -> bytes:
         """Encode a result object verbatim (legacy handshake results)."""
         return _encoder.encode(_Response(jsonrpc="2.0", id=request_id, result=result))
+
+
+def _legacy_tool(tool: ToolDefinition) -> ToolDefinition:
+    schema = tool.output_schema
+    if schema is UNSET or (isinstance(schema, dict) and schema.get("type") == "object"):
+        return tool
+    return msgspec.structs.replace(tool, output_schema=UNSET)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -117,15 +117,17 @@ def node_bin() -> Path:
 #   subscriptions.listen, transports.http._session_stream
 #                                 tag their notifications modern / legacy.
 # A message encoded outside any era (transport errors before routing) is
-# checked as modern; error envelopes are identical in both schemas.
+# checked as modern (error envelopes are identical in both schemas); a
+# verbatim result's era and method are inferred from its shape.
 #
-# Each message is checked against its envelope and its specific definition
-# (e.g. ListToolsResultResponse, ProgressNotification, HeaderMismatchError),
-# plus three era rules the schemas cannot express: a modern server never
-# sends requests nor -32000..-32099 codes other than -32020/-32021/-32022,
-# and legacy results carry no 2026-only fields. Validators are built once per
+# Each message is checked against its envelope (JSONRPCResultResponse, ...)
+# and its specific definition (the method's result, e.g. ListToolsResult or
+# InputRequiredResult; ProgressNotification; HeaderMismatchError; ...), plus
+# three era rules the schemas cannot express: a modern server never sends
+# requests nor -32000..-32099 codes other than -32020/-32021/-32022, and
+# legacy results carry no 2026-only fields. Validators are built once per
 # session and identical messages are validated once, so the cost per test is
-# a few monkeypatches. Tests read off a live server can feed messages in with
+# a few monkeypatches (about 50 us). Tests read off a live server can feed messages in with
 # ``wire_schema.record(message, era=...)``; a test that deliberately emits a
 # non-conforming message calls ``wire_schema.ignore()``.
 
@@ -221,7 +223,8 @@ def _wire_schemas() -> tuple[Any, dict[str, set[str]]]:
                 ]
             }
         names[era] = set(schema["$defs"])
-        registry = registry.with_resource(f"urn:mcp-schema:{era}", Resource.from_contents(schema, DRAFT202012))
+        resource = Resource.from_contents(schema, DRAFT202012)
+        registry = registry.with_resource(f"urn:mcp-schema:{era}", resource)
     return registry, names
 
 
@@ -278,7 +281,8 @@ def wire_problems(message: Any, *, era: str, method: str | None = None) -> list[
         if era == "modern":
             if code in _ERROR_OBJECT_DEFS:
                 checks.append((_ERROR_OBJECT_DEFS[code], error))
-            if isinstance(code, int) and -32099 <= code <= -32000 and code not in _ERROR_RESPONSE_DEFS["modern"]:
+            reserved = isinstance(code, int) and -32099 <= code <= -32000
+            if reserved and code not in _ERROR_RESPONSE_DEFS["modern"]:
                 problems.append(f"error code {code} is reserved in 2026-07-28")
     elif "method" in message and "id" in message:
         if era == "modern":
@@ -351,7 +355,10 @@ class WireRecorder:
         return found
 
 
-def _tag_stream(function: Callable[..., AsyncIterator[bytes]], era: str) -> Callable[..., AsyncIterator[bytes]]:
+_Stream = Callable[..., AsyncIterator[bytes]]
+
+
+def _tag_stream(function: _Stream, era: str) -> _Stream:
     """Wrap an async generator so what it encodes is recorded under ``era``."""
 
     @functools.wraps(function)
@@ -470,7 +477,8 @@ def _install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder)
     monkeypatch.setattr(dispatcher.Dispatcher, "encode_raw_result", encode_raw_result)
     monkeypatch.setattr(http, "_encode_request", encode_request)
     monkeypatch.setattr(http, "_session_stream", _tag_stream(http._session_stream, "legacy"))
-    monkeypatch.setattr(django_mcp.subscriptions, "listen", _tag_stream(django_mcp.subscriptions.listen, "modern"))
+    subscriptions = django_mcp.subscriptions
+    monkeypatch.setattr(subscriptions, "listen", _tag_stream(subscriptions.listen, "modern"))
 
 
 @pytest.fixture(autouse=True)

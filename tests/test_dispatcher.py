@@ -64,18 +64,27 @@ def legacy_context() -> CallContext:
 def test_parse_request_keeps_id_type_method_and_params() -> None:
     envelope = parse_message(b'{"jsonrpc":"2.0","id":"7","method":"tools/list","params":{"cursor":"c"}}')
 
-    assert (envelope.kind, envelope.id, envelope.method, envelope.params) == ("request", "7", "tools/list", {"cursor": "c"})
+    assert (envelope.kind, envelope.id, envelope.method, envelope.params) == (
+        "request",
+        "7",
+        "tools/list",
+        {"cursor": "c"},
+    )
 
 
 def test_parse_notification_and_response() -> None:
-    notification = parse_message(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}')
+    notification = parse_message(
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}'
+    )
     response = parse_message(b'{"jsonrpc":"2.0","id":3,"result":{"ok":true}}')
 
     assert (notification.kind, notification.id) == ("notification", None)
     assert (response.kind, response.id, response.result) == ("response", 3, {"ok": True})
 
 
-@pytest.mark.parametrize("raw", [b"", b"{", b"nope", b'{"a":NaN}', b'{"jsonrpc":"2.0","id":1,"method":"x",}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw", [b"", b"{", b"nope", b'{"a":NaN}', b'{"jsonrpc":"2.0","id":1,"method":"x",}', b"\xff\xfe"]
+)
 def test_invalid_json_raises_parse_error(raw: bytes) -> None:
     with pytest.raises(ParseError):
         parse_message(raw)
@@ -124,16 +133,18 @@ def test_params_must_be_an_object() -> None:
 # ------------------------------------------------------------- encoding
 
 
-@pytest.mark.parametrize(("request_id", "echoed"), [(1, True), ("1", True), (0, True), (None, False), (True, False), (1.5, False)])
-def test_encode_error_echoes_only_valid_ids(request_id: Any, echoed: bool) -> None:
+@pytest.mark.parametrize(
+    ("request_id", "echoed"), [(1, "yes"), ("1", "yes"), (0, "yes"), (None, "no"), (True, "no"), (1.5, "no")]
+)
+def test_encode_error_echoes_only_valid_ids(request_id: Any, echoed: str) -> None:
     body = json.loads(encode_error(request_id, InvalidParams("bad", data={"uri": "x"})))
 
     expected: dict[str, Any] = {"jsonrpc": "2.0"}
-    if echoed:
+    if echoed == "yes":
         expected["id"] = request_id
     expected["error"] = {"code": jsonrpc.INVALID_PARAMS, "message": ANY, "data": {"uri": "x"}}
     assert body == expected
-    assert ("id" in body) is echoed
+    assert ("id" in body) is (echoed == "yes")
 
 
 def test_encode_notification_without_params_has_no_params_member() -> None:
@@ -153,12 +164,17 @@ def test_encode_notification_without_params_has_no_params_member() -> None:
         {},
         {"io.modelcontextprotocol/clientCapabilities": {}},
         {"io.modelcontextprotocol/protocolVersion": MODERN},
-        {"io.modelcontextprotocol/protocolVersion": 20260728, "io.modelcontextprotocol/clientCapabilities": {}},
+        {
+            "io.modelcontextprotocol/protocolVersion": 20260728,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
     ],
 )
 def test_incomplete_meta_is_missing_meta_with_http_400(meta: Any) -> None:
     params = {} if meta is None else {"_meta": meta}
-    envelope = parse_message(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}))
+    envelope = parse_message(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params})
+    )
 
     with pytest.raises(MissingMeta) as caught:
         modern_context(envelope)
@@ -191,19 +207,28 @@ async def test_modern_list_result_carries_result_type_and_cache_hints(dispatcher
 async def test_unknown_method_reply_is_404(dispatcher: Dispatcher) -> None:
     status, body = await serve(dispatcher, encoded("nope/nope", request_id="x"))
 
-    assert (status, body) == (404, {"jsonrpc": "2.0", "id": "x", "error": {"code": jsonrpc.METHOD_NOT_FOUND, "message": ANY}})
+    assert (status, body) == (
+        404,
+        {"jsonrpc": "2.0", "id": "x", "error": {"code": jsonrpc.METHOD_NOT_FOUND, "message": ANY}},
+    )
 
 
 async def test_legacy_context_shapes_results_without_modern_fields(dispatcher: Dispatcher) -> None:
-    ping = await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":1,"method":"ping"}'), legacy_context())
-    tools = await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), legacy_context())
+    ping = await dispatcher.respond(
+        parse_message(b'{"jsonrpc":"2.0","id":1,"method":"ping"}'), legacy_context()
+    )
+    tools = await dispatcher.respond(
+        parse_message(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), legacy_context()
+    )
 
     assert json.loads(ping.body) == {"jsonrpc": "2.0", "id": 1, "result": {}}
     assert not {"resultType", "ttlMs", "cacheScope", "_meta"} & set(json.loads(tools.body)["result"])
 
 
 async def test_legacy_resource_not_found_uses_the_legacy_code(dispatcher: Dispatcher) -> None:
-    envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://none"}}')
+    envelope = parse_message(
+        b'{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://none"}}'
+    )
 
     reply = await dispatcher.respond(envelope, legacy_context())
 
@@ -215,7 +240,9 @@ async def test_legacy_resource_not_found_uses_the_legacy_code(dispatcher: Dispat
 
 
 async def test_session_methods_need_a_session(dispatcher: Dispatcher) -> None:
-    envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}')
+    envelope = parse_message(
+        b'{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}'
+    )
 
     reply = await dispatcher.respond(envelope, legacy_context())
 
@@ -302,7 +329,10 @@ async def test_unexpected_exception_in_respond_is_an_internal_error(
 
     status, body = await serve(dispatcher, encoded("tools/list"))
 
-    assert (status, body) == (200, {"jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY}})
+    assert (status, body) == (
+        200,
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY}},
+    )
 
 
 # ------------------------------------------- the wire-schema fixture itself
@@ -311,10 +341,15 @@ async def test_unexpected_exception_in_respond_is_an_internal_error(
 async def test_wire_schema_fixture_records_the_views_own_errors(async_client: Any, wire_schema: Any) -> None:
     await async_client.post("/conformance/mcp", data=b"{", content_type="application/json")
 
-    assert ("modern", {"jsonrpc": "2.0", "error": {"code": jsonrpc.PARSE_ERROR, "message": ANY}}) in wire_schema.messages
+    assert (
+        "modern",
+        {"jsonrpc": "2.0", "error": {"code": jsonrpc.PARSE_ERROR, "message": ANY}},
+    ) in wire_schema.messages
 
 
-async def test_wire_schema_fixture_records_results_with_their_era(dispatcher: Dispatcher, wire_schema: Any) -> None:
+async def test_wire_schema_fixture_records_results_with_their_era(
+    dispatcher: Dispatcher, wire_schema: Any
+) -> None:
     await serve(dispatcher, encoded("server/discover"))
     await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":2,"method":"ping"}'), legacy_context())
 
@@ -325,20 +360,50 @@ async def test_wire_schema_fixture_records_results_with_their_era(dispatcher: Di
     ("era", "method", "message"),
     [
         ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}),
-        ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": [], "ttlMs": 1.5, "cacheScope": "public"}}),
-        ("modern", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}}),
-        ("modern", None, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "Resource not found"}}),
+        (
+            "modern",
+            "tools/list",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"resultType": "complete", "tools": [], "ttlMs": 1.5, "cacheScope": "public"},
+            },
+        ),
+        (
+            "modern",
+            "tools/list",
+            {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}},
+        ),
+        (
+            "modern",
+            None,
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "Resource not found"}},
+        ),
         ("modern", None, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}}),
         ("modern", None, {"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "x"}}),
         ("modern", None, {"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {}}),
         ("modern", None, {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
         ("modern", None, {"jsonrpc": "2.0", "method": "notifications/made_up"}),
-        ("legacy", "tools/list", {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": []}}),
-        ("legacy", "ping", {"jsonrpc": "2.0", "id": 1, "result": {"_meta": {"io.modelcontextprotocol/serverInfo": {}}}}),
-        ("legacy", None, {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}}),
+        (
+            "legacy",
+            "tools/list",
+            {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "tools": []}},
+        ),
+        (
+            "legacy",
+            "ping",
+            {"jsonrpc": "2.0", "id": 1, "result": {"_meta": {"io.modelcontextprotocol/serverInfo": {}}}},
+        ),
+        (
+            "legacy",
+            None,
+            {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}},
+        ),
     ],
 )
-def test_wire_schema_fixture_rejects_invalid_messages(wire_schema: Any, era: str, method: str | None, message: Any) -> None:
+def test_wire_schema_fixture_rejects_invalid_messages(
+    wire_schema: Any, era: str, method: str | None, message: Any
+) -> None:
     assert wire_schema.check(message, era=era, method=method)
 
 
@@ -366,7 +431,9 @@ def test_wire_schema_fixture_rejects_invalid_messages(wire_schema: Any, era: str
         ("legacy", None, {"jsonrpc": "2.0", "id": "s-1", "method": "roots/list"}),
     ],
 )
-def test_wire_schema_fixture_accepts_valid_messages(wire_schema: Any, era: str, method: str | None, message: Any) -> None:
+def test_wire_schema_fixture_accepts_valid_messages(
+    wire_schema: Any, era: str, method: str | None, message: Any
+) -> None:
     assert wire_schema.check(message, era=era, method=method) == []
 
 
@@ -381,19 +448,18 @@ def test_wire_schema_fixture_can_be_told_to_ignore_a_test(wire_schema: Any) -> N
 def test_msgspec_is_the_encoder() -> None:
     # Compact single-line JSON is what SSE framing and stdio rely on.
     assert b"\n" not in encode_notification("notifications/message", {"level": "info", "data": "a\nb"})
-    assert msgspec.json.decode(encode_notification("x", {"a": 1})) == {"jsonrpc": "2.0", "method": "x", "params": {"a": 1}}
+    assert msgspec.json.decode(encode_notification("x", {"a": 1})) == {
+        "jsonrpc": "2.0",
+        "method": "x",
+        "params": {"a": 1},
+    }
 
 
 # --------------------------------------------- 2025-11-25 shape limits
 #
 # The 2025-11-25 schema restricts Tool.outputSchema and
 # CallToolResult.structuredContent to JSON objects; 2026-07-28 allows any
-# JSON value. These record what a legacy session receives today.
-
-LEGACY_SHAPE = (
-    "dispatcher.Dispatcher._legacy passes non-object structuredContent / outputSchema "
-    "to 2025-11-25 sessions, whose schema requires objects"
-)
+# JSON value. The wire-schema fixture validates every reply below.
 
 
 class ArrayTool(Tool):
@@ -410,28 +476,44 @@ class ArrayServer(Server):
     tools = (ArrayTool,)
 
 
-async def _legacy_problems(wire_schema: Any, raw: bytes, method: str) -> list[str]:
+async def _legacy_result(raw: bytes) -> dict[str, Any]:
     reply = await Dispatcher(ArrayServer.compiled()).respond(parse_message(raw), legacy_context())
-    problems = wire_schema.check(json.loads(reply.body), era="legacy", method=method)
-    wire_schema.ignore()  # the verdict is this test's assertion, not the fixture's
-    return problems  # type: ignore[no-any-return]
+    return json.loads(reply.body)["result"]  # type: ignore[no-any-return]
 
 
-async def test_modern_array_structured_content_is_schema_valid(wire_schema: Any) -> None:
-    status, body = await serve(Dispatcher(ArrayServer.compiled()), encoded("tools/call", {"name": "array"}))
+async def test_modern_tools_keep_non_object_output_schemas_and_results() -> None:
+    dispatcher = Dispatcher(ArrayServer.compiled())
 
-    assert body["result"]["structuredContent"] == [1, 2.5]
+    _, listed = await serve(dispatcher, encoded("tools/list"))
+    _, called = await serve(dispatcher, encoded("tools/call", {"name": "array"}))
 
-
-@pytest.mark.xfail(strict=True, reason=LEGACY_SHAPE)
-async def test_legacy_call_result_never_carries_non_object_structured_content(wire_schema: Any) -> None:
-    raw = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"array"}}'
-
-    assert await _legacy_problems(wire_schema, raw, "tools/call") == []
+    assert listed["result"]["tools"][0]["outputSchema"] == {"type": "array", "items": {"type": "number"}}
+    assert called["result"]["structuredContent"] == [1, 2.5]
 
 
-@pytest.mark.xfail(strict=True, reason=LEGACY_SHAPE)
-async def test_legacy_tool_list_never_carries_non_object_output_schemas(wire_schema: Any) -> None:
-    raw = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+async def test_legacy_call_result_drops_non_object_structured_content() -> None:
+    result = await _legacy_result(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"array"}}')
 
-    assert await _legacy_problems(wire_schema, raw, "tools/list") == []
+    assert result == {"content": [{"type": "text", "text": "[1,2.5]"}], "isError": False}
+
+
+async def test_legacy_tool_list_drops_non_object_output_schemas() -> None:
+    result = await _legacy_result(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+
+    assert "outputSchema" not in result["tools"][0]
+
+
+async def test_legacy_sessions_get_invalid_params_instead_of_missing_capability() -> None:
+    """2025-11-25 has no -32021: a missing client capability is invalid params there."""
+    from django_mcp.dispatcher import CallContext, Dispatcher, parse_message
+    from django_mcp.protocol import jsonrpc
+    from testproject.conformance.mcp import ConformanceServer
+
+    dispatcher = Dispatcher(ConformanceServer.compiled())
+    envelope = parse_message(
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_missing_capability"}}'
+    )
+    ctx = CallContext(era="legacy", protocol_version="2025-11-25", client_capabilities={})
+    reply = await dispatcher.respond(envelope, ctx)
+    assert reply.error is not None
+    assert reply.error.code == jsonrpc.INVALID_PARAMS

@@ -22,7 +22,9 @@ MODERN = "2026-07-28"
 TOOL_COUNT = 27  # tools of testproject.conformance.mcp.ConformanceServer
 
 
-def request(method: str, params: dict[str, Any] | None = None, *, request_id: Any = 1, **meta: Any) -> dict[str, Any]:
+def request(
+    method: str, params: dict[str, Any] | None = None, *, request_id: Any = 1, **meta: Any
+) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": request_id,
@@ -51,7 +53,9 @@ def headers_for(body: dict[str, Any]) -> dict[str, str]:
 
 
 async def post(client: Any, body: dict[str, Any]) -> Any:
-    return await client.post(URL, data=json.dumps(body), content_type="application/json", headers=headers_for(body))
+    return await client.post(
+        URL, data=json.dumps(body), content_type="application/json", headers=headers_for(body)
+    )
 
 
 async def call(client: Any, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -86,7 +90,9 @@ async def all_pages(client: Any, method: str, key: str) -> list[dict[str, Any]]:
 # ------------------------------------------------------- request size
 
 
-async def test_request_above_max_request_size_is_413_with_a_json_rpc_error(async_client: Any, settings: Any) -> None:
+async def test_request_above_max_request_size_is_413_with_a_json_rpc_error(
+    async_client: Any, settings: Any
+) -> None:
     settings.MCP_MAX_REQUEST_SIZE = 200
     body = request("tools/call", {"name": "test_simple_text", "arguments": {"pad": "x" * 300}})
 
@@ -106,7 +112,9 @@ async def test_request_exactly_at_max_request_size_is_served(async_client: Any, 
     assert status == 200
 
 
-async def test_request_above_django_upload_limit_is_413_not_an_html_400(async_client: Any, settings: Any) -> None:
+async def test_request_above_django_upload_limit_is_413_not_an_html_400(
+    async_client: Any, settings: Any
+) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
     body = request("tools/call", {"name": "test_simple_text", "arguments": {"pad": "x" * 300}})
 
@@ -161,7 +169,9 @@ async def test_small_response_under_the_limit_is_served(async_client: Any, setti
 # ---------------------------------------------------------- metadata
 
 
-async def test_result_meta_above_max_metadata_size_is_an_internal_error(async_client: Any, settings: Any) -> None:
+async def test_result_meta_above_max_metadata_size_is_an_internal_error(
+    async_client: Any, settings: Any
+) -> None:
     settings.MCP_MAX_METADATA_SIZE = 10  # bytes: smaller than the server-info _meta
 
     status, body = await call(async_client, request("tools/call", {"name": "test_simple_text"}))
@@ -225,9 +235,15 @@ async def test_paging_is_deterministic(async_client: Any, settings: Any) -> None
 
 @pytest.mark.parametrize(
     ("method", "key", "count"),
-    [("prompts/list", "prompts", 5), ("resources/list", "resources", 3), ("resources/templates/list", "resourceTemplates", 1)],
+    [
+        ("prompts/list", "prompts", 5),
+        ("resources/list", "resources", 3),
+        ("resources/templates/list", "resourceTemplates", 1),
+    ],
 )
-async def test_every_list_is_paged(async_client: Any, settings: Any, method: str, key: str, count: int) -> None:
+async def test_every_list_is_paged(
+    async_client: Any, settings: Any, method: str, key: str, count: int
+) -> None:
     settings.MCP_DEFAULT_PAGE_SIZE = 2
 
     pages = await all_pages(async_client, method, key)
@@ -260,7 +276,9 @@ async def test_cursor_survives_a_page_size_change(async_client: Any, settings: A
 # ------------------------------------------------------- concurrency
 
 
-async def test_requests_beyond_max_concurrent_requests_get_a_busy_error(async_client: Any, settings: Any) -> None:
+async def test_requests_beyond_max_concurrent_requests_get_a_busy_error(
+    async_client: Any, settings: Any
+) -> None:
     settings.MCP_MAX_CONCURRENT_REQUESTS = 0
 
     response = await post(async_client, request("tools/call", {"name": "test_simple_text"}, request_id=8))
@@ -275,7 +293,9 @@ async def test_busy_limit_counts_requests_in_flight_and_frees_them(async_client:
     settings.MCP_MAX_CONCURRENT_REQUESTS = 1
     # The progress tool answers with a stream once its first notification is
     # out; it is still running (in flight) until the stream is read.
-    slow = await post(async_client, request("tools/call", {"name": "test_tool_with_progress"}, progressToken="p"))
+    slow = await post(
+        async_client, request("tools/call", {"name": "test_tool_with_progress"}, progressToken="p")
+    )
     assert slow["Content-Type"].startswith("text/event-stream")
 
     busy_status, busy = await call(async_client, request("tools/list", request_id=2))

@@ -17,7 +17,7 @@ import threading
 import typing
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -32,7 +32,8 @@ from django_mcp.protocol.definitions import (
     ToolDefinition,
 )
 from django_mcp.response import check_meta_keys
-from django_mcp.schemas import Schema, json_schema_for
+from django_mcp.server._tool_schemas import input_schema, output_schema
+from django_mcp.server.handlers import Handler, plan_completer, plan_handler
 from django_mcp.server.primitives import (
     CacheHint,
     ContentAnnotations,
@@ -51,7 +52,6 @@ __all__ = [
     "CompiledResource",
     "CompiledServer",
     "CompiledTool",
-    "Handler",
     "compile_server",
     "default_name",
 ]
@@ -59,23 +59,6 @@ __all__ = [
 # MCP 2026-07-28 server/tools "Tool names": 1-128 chars of A-Z a-z 0-9 _ - .
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$")
-
-HandlerKind = Literal["async", "sync", "asyncgen", "syncgen"]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Handler:
-    """How to call a component method: its kind and where each argument comes from.
-
-    ``sources`` maps parameter name to ``"request"``, ``"payload"`` or
-    ``"value"`` (a template variable / prompt argument of that name).
-    """
-
-    name: str
-    kind: HandlerKind
-    sources: Mapping[str, str]
-    defaults: Mapping[str, Any]
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Entry:
@@ -280,18 +263,18 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
     common = _common(component, "Tool", strict_name=True)
     input_type = component.input
     output_type = component.output
-    input_schema = _input_schema(input_type, label)
-    output_schema = UNSET if output_type is None else _output_schema(output_type, label)
+    published_input = input_schema(input_type, label)
+    published_output = UNSET if output_type is None else output_schema(output_type, label)
     annotations = component.annotations
     if annotations is not None and not isinstance(annotations, ToolAnnotations):
         raise ImproperlyConfigured(f"{label}.annotations must be a ToolAnnotations")
-    handler = _plan(component, "handle", label, allowed=("payload",) if input_type is not None else ())
+    handler = plan_handler(component, "handle", label, allowed=("payload",) if input_type is not None else ())
     definition = ToolDefinition(
         name=common["name"],
-        input_schema=input_schema,
+        input_schema=published_input,
         title=common["title"],
         description=common["description"],
-        output_schema=output_schema,
+        output_schema=published_output,
         annotations=UNSET if annotations is None else _tool_annotations(annotations),
         icons=common["icons"],
         meta=common["meta"],
@@ -356,8 +339,8 @@ def _compile_resource(component: type[Resource]) -> CompiledResource:
             annotations=wire_annotations,
             meta=common["meta"],
         )
-    handler = _plan(component, "handle", label, values=values)
-    completer = _completer(component, label) if template is not None else None
+    handler = plan_handler(component, "handle", label, values=values)
+    completer = plan_completer(component, label) if template is not None else None
     return CompiledResource(
         component=component,
         name=common["name"],
@@ -384,7 +367,7 @@ def _compile_prompt(component: type[Prompt]) -> CompiledPrompt:
         if argument.name in seen:
             raise ImproperlyConfigured(f"{label}: duplicate prompt argument {argument.name!r}")
         seen.add(argument.name)
-    handler = _plan(component, "handle", label, values=tuple(a.name for a in arguments))
+    handler = plan_handler(component, "handle", label, values=tuple(a.name for a in arguments))
     definition = PromptDefinition(
         name=common["name"],
         title=common["title"],
@@ -408,7 +391,7 @@ def _compile_prompt(component: type[Prompt]) -> CompiledPrompt:
         handler=handler,
         permissions=common["permissions"],
         has_authorize=common["has_authorize"],
-        completer=_completer(component, label),
+        completer=plan_completer(component, label),
         definition=definition,
         arguments=arguments,
     )
@@ -440,172 +423,18 @@ def _template(component: type[Resource], uri_template: Any, label: str) -> UriTe
         raise ImproperlyConfigured(f"{label}.uri_template: {exc}") from None
 
 
-def _input_schema(input_type: Any, label: str) -> dict[str, Any]:
-    if input_type is None:
-        return {"type": "object", "additionalProperties": False}
-    if isinstance(input_type, dict):
-        if input_type.get("type") != "object":
-            raise ImproperlyConfigured(f"{label}.input: a raw input schema must have \"type\": \"object\"")
-        _check_header_annotations(input_type, label)
-        return input_type
-    if not (isinstance(input_type, type) and issubclass(input_type, Schema)):
-        raise ImproperlyConfigured(
-            f"{label}.input must be a Schema subclass or a JSON Schema dict, got {input_type!r}"
-        )
-    try:
-        schema = input_type.json_schema()
-    except Exception as exc:  # msgspec raises TypeError/ValueError for bad types
-        raise ImproperlyConfigured(f"{label}.input: cannot build a JSON Schema: {exc}") from None
-    if schema.get("type") != "object":
-        raise ImproperlyConfigured(f"{label}.input: the input schema root must be an object")
-    _check_header_annotations(schema, label)
-    return schema
-
-
-# RFC 9110 token characters: what an HTTP header name may contain.
-_TOKEN_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
-
-
-def _check_header_annotations(schema: Mapping[str, Any], label: str) -> None:
-    """Refuse ``x-mcp-header`` annotations clients would reject.
-
-    MCP 2026-07-28 server/tools (SEP-2243): a client drops the whole tool when
-    an annotation is invalid, so catch it at startup instead. Names must be
-    RFC 9110 tokens, unique case-insensitively, on string/integer/boolean
-    properties reachable from the root through ``properties`` only.
-    """
-    seen: set[str] = set()
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        for prop, sub in properties.items():
-            if not isinstance(sub, Mapping) or "x-mcp-header" not in sub:
-                continue
-            name = sub["x-mcp-header"]
-            where = f"{label}.input property {prop!r}"
-            if not isinstance(name, str) or not _TOKEN_RE.match(name):
-                raise ImproperlyConfigured(f"{where}: x-mcp-header {name!r} is not a valid header name token")
-            if name.lower() in seen:
-                raise ImproperlyConfigured(f"{where}: x-mcp-header {name!r} is used twice (case-insensitively)")
-            seen.add(name.lower())
-            if sub.get("type") not in _HEADER_TYPES:
-                raise ImproperlyConfigured(
-                    f"{where}: x-mcp-header is allowed only on string, integer or boolean properties"
-                )
-    for key, value in schema.items():
-        if key != "properties" and _contains_header(value):
-            raise ImproperlyConfigured(
-                f"{label}.input: x-mcp-header is allowed only on top-level properties, not under {key!r}"
-            )
-    if isinstance(properties, Mapping):
-        for prop, sub in properties.items():
-            if isinstance(sub, Mapping) and any(
-                _contains_header(v) for k, v in sub.items() if k != "x-mcp-header"
-            ):
-                raise ImproperlyConfigured(
-                    f"{label}.input property {prop!r}: x-mcp-header is allowed only on top-level properties"
-                )
-
-
-def _contains_header(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        return "x-mcp-header" in value or any(_contains_header(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_contains_header(v) for v in value)
-    return False
-
-
-def _output_schema(output_type: Any, label: str) -> dict[str, Any]:
-    if isinstance(output_type, dict):
-        return output_type
-    try:
-        return json_schema_for(output_type)
-    except Exception as exc:  # msgspec raises TypeError/ValueError for bad types
-        raise ImproperlyConfigured(f"{label}.output: cannot build a JSON Schema: {exc}") from None
-
-
-def _plan(
-    component: type[Any],
-    method: str,
-    label: str,
-    *,
-    allowed: tuple[str, ...] = (),
-    values: tuple[str, ...] = (),
-) -> Handler:
-    from django_mcp.context import McpRequest
-
-    func = inspect.getattr_static(component, method, None)
-    if func is None:
-        raise ImproperlyConfigured(f"{label} must define {method}()")
-    if isinstance(func, staticmethod | classmethod):
-        raise ImproperlyConfigured(f"{label}.{method}() must be a regular method taking self")
-    if not callable(func):
-        raise ImproperlyConfigured(f"{label}.{method} must be a method")
-    if inspect.isasyncgenfunction(func):
-        kind: HandlerKind = "asyncgen"
-    elif inspect.iscoroutinefunction(func):
-        kind = "async"
-    elif inspect.isgeneratorfunction(func):
-        kind = "syncgen"
-    else:
-        kind = "sync"
-    try:
-        hints = typing.get_type_hints(func)
-    except Exception:  # unresolved forward references: fall back to names
-        hints = {}
-    parameters = list(inspect.signature(func).parameters.values())[1:]
-    sources: dict[str, str] = {}
-    defaults: dict[str, Any] = {}
-    for parameter in parameters:
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise ImproperlyConfigured(
-                f"{label}.{method}() may not take *args/**kwargs: arguments are never spread"
-            )
-        annotation = hints.get(parameter.name, parameter.annotation)
-        if annotation is McpRequest or annotation == "McpRequest":
-            sources[parameter.name] = "request"
-        elif parameter.name in values:
-            sources[parameter.name] = "value"
-        elif "payload" in allowed and "payload" not in sources.values():
-            sources[parameter.name] = "payload"
-        elif parameter.default is not parameter.empty:
-            continue
-        else:
-            raise ImproperlyConfigured(
-                f"{label}.{method}() parameter {parameter.name!r} cannot be supplied: "
-                + _explain(allowed, values)
-            )
-        if parameter.default is not parameter.empty:
-            defaults[parameter.name] = parameter.default
-    return Handler(
-        name=method, kind=kind, sources=MappingProxyType(sources), defaults=MappingProxyType(defaults)
-    )
-
-
-def _explain(allowed: tuple[str, ...], values: tuple[str, ...]) -> str:
-    if "payload" in allowed:
-        return "a tool takes one payload parameter and/or an McpRequest parameter"
-    if values:
-        return f"expected one of {', '.join(values)} or an McpRequest parameter"
-    return "only an McpRequest parameter can be injected here"
-
-
-def _completer(component: type[Any], label: str) -> Handler | None:
-    if inspect.getattr_static(component, "complete", None) is None:
-        return None
-    return _plan(component, "complete", label, values=("argument", "value"))
-
-
 def _tool_annotations(annotations: ToolAnnotations) -> ToolAnnotationsDefinition:
-    def flag(value: bool | None) -> bool | Any:
-        return UNSET if value is None else value
-
+    hints = {
+        key: UNSET if value is None else value
+        for key, value in (
+            ("read_only_hint", annotations.read_only),
+            ("destructive_hint", annotations.destructive),
+            ("idempotent_hint", annotations.idempotent),
+            ("open_world_hint", annotations.open_world),
+        )
+    }
     return ToolAnnotationsDefinition(
-        title=UNSET if annotations.title is None else annotations.title,
-        read_only_hint=flag(annotations.read_only),
-        destructive_hint=flag(annotations.destructive),
-        idempotent_hint=flag(annotations.idempotent),
-        open_world_hint=flag(annotations.open_world),
+        title=UNSET if annotations.title is None else annotations.title, **hints
     )
 
 

@@ -31,10 +31,10 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
 import msgspec
-
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.decorators import classonlymethod
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -108,20 +108,20 @@ class McpView(View):
     http_method_names = ["post", "get", "delete"]
 
     @classonlymethod
-    def as_view(cls, **initkwargs: Any) -> Any:
+    def as_view(cls, **initkwargs: Any) -> Any:  # noqa: N805 - a classonlymethod
         """Return the CSRF-exempt async view function."""
         return csrf_exempt(super().as_view(**initkwargs))
 
     # ---------------------------------------------------------------- POST
 
-    async def post(self, request: HttpRequest) -> HttpResponse:
+    async def post(self, request: HttpRequest) -> HttpResponseBase:
         """Answer one JSON-RPC message."""
         dispatcher = self._dispatcher()
         refused = self._refuse(request)
         if refused is not None:
             return refused
         user, denied = await authenticate_request(request, dispatcher.compiled.server)
-        if denied is not None:
+        if isinstance(denied, HttpResponseBase):
             return denied
         content_type = request.content_type or ""
         if content_type.lower() != JSON:
@@ -153,8 +153,10 @@ class McpView(View):
             not modern_meta and version_header is not None and is_legacy(version_header)
         ):
             return await self._modern(request, dispatcher, envelope, headers, version_header, user)
-        error = InvalidRequest(f"Bad request: missing {SESSION_HEADER} (call initialize first) or 2026-07-28 _meta")
-        return _json_error(envelope.id, error, 400)
+        unrouted = InvalidRequest(
+            f"Bad request: missing {SESSION_HEADER} (call initialize first) or 2026-07-28 _meta"
+        )
+        return _json_error(envelope.id, unrouted, 400)
 
     def _read_body(self, request: HttpRequest) -> bytes | HttpResponse:
         limit = get_limits().max_request_size
@@ -179,9 +181,11 @@ class McpView(View):
         headers: McpHeaders,
         version_header: str | None,
         user: Any,
-    ) -> HttpResponse:
+    ) -> HttpResponseBase:
         if envelope.kind == "response":
-            return _json_error(envelope.id, InvalidRequest("Clients do not send responses in 2026-07-28"), 400)
+            return _json_error(
+                envelope.id, InvalidRequest("Clients do not send responses in 2026-07-28"), 400
+            )
         if envelope.kind == "notification":
             # Core 2026-07-28 defines no client notification on HTTP; accept it.
             return HttpResponse(status=202)
@@ -219,7 +223,9 @@ class McpView(View):
             return await self._listen(request, dispatcher, envelope, ctx)
         return await self._run(request, dispatcher, envelope, ctx)
 
-    def _param_headers(self, dispatcher: Dispatcher, envelope: Envelope) -> Mapping[str, tuple[str, str]] | None:
+    def _param_headers(
+        self, dispatcher: Dispatcher, envelope: Envelope
+    ) -> Mapping[str, tuple[str, str]] | None:
         if envelope.method != "tools/call":
             return None
         entry = dispatcher.compiled.tools.get(envelope.params.get("name"))  # type: ignore[arg-type]
@@ -229,7 +235,7 @@ class McpView(View):
 
     async def _listen(
         self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext
-    ) -> HttpResponse:
+    ) -> HttpResponseBase:
         if not isinstance(request, ASGIRequest):
             return _json_error(envelope.id, MethodNotFound("subscriptions/listen needs an ASGI server"), 404)
         try:
@@ -241,7 +247,9 @@ class McpView(View):
 
     # ------------------------------------------------------------- legacy
 
-    async def _initialize(self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope) -> HttpResponse:
+    async def _initialize(
+        self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope
+    ) -> HttpResponseBase:
         if envelope.kind != "request":
             return _json_error(envelope.id, InvalidRequest("initialize must be a request"), 400)
         params = envelope.params
@@ -268,12 +276,14 @@ class McpView(View):
         session_id: str,
         version_header: str | None,
         user: Any,
-    ) -> HttpResponse:
+    ) -> HttpResponseBase:
         session = await LegacySession.load(session_id, server=server_key(dispatcher.compiled.server))
         if session is None:
             return _json_error(envelope.id, InvalidRequest("Session not found: initialize again"), 404)
         if version_header is not None and version_header not in LEGACY_VERSIONS:
-            return _json_error(envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version_header!r}"), 400)
+            return _json_error(
+                envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version_header!r}"), 400
+            )
         if envelope.kind == "response":
             pending.resolve(session.id, envelope.id, result=envelope.result, error=envelope.error)
             return HttpResponse(status=202)
@@ -308,7 +318,7 @@ class McpView(View):
         ctx: CallContext,
         *,
         legacy_session: LegacySession | None = None,
-    ) -> HttpResponse:
+    ) -> HttpResponseBase:
         """Run the request; answer JSON unless something is sent before the result."""
         queue: asyncio.Queue[bytes | _Final] = asyncio.Queue()
         can_stream = isinstance(request, ASGIRequest) and SSE in request.headers.get("Accept", "")
@@ -349,7 +359,7 @@ class McpView(View):
 
     # ------------------------------------------------------ GET and DELETE
 
-    async def get(self, request: HttpRequest) -> HttpResponse:
+    async def get(self, request: HttpRequest) -> HttpResponseBase:
         """Open a legacy session's notification stream (405 without a session)."""
         dispatcher = self._dispatcher()
         refused = self._refuse(request)
@@ -366,7 +376,7 @@ class McpView(View):
             return HttpResponse(status=406)
         return _sse_response(_with_keepalive(_session_stream(dispatcher, session)))
 
-    async def delete(self, request: HttpRequest) -> HttpResponse:
+    async def delete(self, request: HttpRequest) -> HttpResponseBase:
         """End a legacy session (405 without a session)."""
         dispatcher = self._dispatcher()
         refused = self._refuse(request)
@@ -473,7 +483,9 @@ def _sse_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
     return response
 
 
-async def _stream(first: bytes, queue: asyncio.Queue[bytes | _Final], task: asyncio.Future[Reply]) -> AsyncIterator[bytes]:
+async def _stream(
+    first: bytes, queue: asyncio.Queue[bytes | _Final], task: asyncio.Future[Reply]
+) -> AsyncIterator[bytes]:
     """Yield queued messages as SSE events, ending with the response."""
     try:
         yield _sse.event(first)

@@ -176,13 +176,16 @@ class Wire:
         """Return the headers of a request inside a 2025-11-25 session."""
         return {"Accept": ACCEPT, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": LEGACY}
 
-    async def legacy(self, session_id: str, method: str, params: Mapping[str, Any] | None = None, *,
-                     request_id: Any = 1) -> tuple[int, dict[str, Any]]:
+    async def legacy(
+        self, session_id: str, method: str, params: Mapping[str, Any] | None = None, *, request_id: Any = 1
+    ) -> tuple[int, dict[str, Any]]:
         """Send a request inside a 2025-11-25 session; return ``(status, JSON)``."""
         body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             body["params"] = dict(params)
-        response = await self.post(body, headers=self.session_headers(session_id), drop=("Mcp-Method", "Mcp-Name"))
+        response = await self.post(
+            body, headers=self.session_headers(session_id), drop=("Mcp-Method", "Mcp-Name")
+        )
         assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
         return response.status_code, json.loads(response.content)
 

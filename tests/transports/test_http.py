@@ -22,6 +22,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import AsyncRequestFactory
 
 from django_mcp import McpRequest, McpResponse, Server, Tool, _authn
+from django_mcp.exceptions import AuthenticationFailed
 from django_mcp.protocol import jsonrpc
 
 MODERN = "2026-07-28"
@@ -52,7 +53,9 @@ def call_tool(wire: Any, name: str, arguments: dict[str, Any] | None = None, **k
 
 
 async def test_invalid_json_is_a_parse_error_without_id(wire: Any) -> None:
-    status, body = await wire.call({}, raw=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers={"Mcp-Method": "x"})
+    status, body = await wire.call(
+        {}, raw=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers={"Mcp-Method": "x"}
+    )
 
     assert (status, body) == (400, error(jsonrpc.PARSE_ERROR, None))
 
@@ -60,7 +63,9 @@ async def test_invalid_json_is_a_parse_error_without_id(wire: Any) -> None:
 async def test_batch_array_is_an_invalid_request_without_id(wire: Any) -> None:
     batch = [wire.request("tools/list"), wire.request("tools/list", request_id=2)]
 
-    status, body = await wire.call(batch, headers={"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
+    status, body = await wire.call(
+        batch, headers={"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"}
+    )
 
     assert (status, body) == (400, error(jsonrpc.INVALID_REQUEST, None))
 
@@ -194,7 +199,9 @@ async def test_request_without_client_info_is_served(wire: Any) -> None:
     status, body = await wire.call(wire.request("tools/call", {"name": "test_simple_text"}, meta=meta))
 
     assert status == 200
-    assert body["result"]["content"] == [{"type": "text", "text": "This is a simple text response for testing."}]
+    assert body["result"]["content"] == [
+        {"type": "text", "text": "This is a simple text response for testing."}
+    ]
 
 
 async def test_unsupported_version_names_supported_and_requested(wire: Any) -> None:
@@ -353,7 +360,10 @@ async def test_prompt_is_rendered(wire: Any) -> None:
             "resultType": "complete",
             "_meta": {META_SERVER_INFO: SERVER_INFO},
             "messages": [
-                {"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='a', arg2='b'"}}
+                {
+                    "role": "user",
+                    "content": {"type": "text", "text": "Prompt with arguments: arg1='a', arg2='b'"},
+                }
             ],
         },
     }
@@ -454,11 +464,16 @@ async def test_cacheable_results_carry_ttl_and_scope(wire: Any, method: str, par
         ("prompts/get", {"name": "test_simple_prompt"}),
         (
             "completion/complete",
-            {"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": {"name": "arg1", "value": "te"}},
+            {
+                "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                "argument": {"name": "arg1", "value": "te"},
+            },
         ),
     ],
 )
-async def test_uncacheable_results_carry_no_cache_hints(wire: Any, method: str, params: dict[str, Any]) -> None:
+async def test_uncacheable_results_carry_no_cache_hints(
+    wire: Any, method: str, params: dict[str, Any]
+) -> None:
     status, body = await wire.call(wire.request(method, params))
 
     result = body["result"]
@@ -535,9 +550,7 @@ async def test_progress_token_turns_the_answer_into_an_event_stream(wire: Any) -
     assert len(messages) == len(progress) + 1
     final = messages[-1]
     assert final["id"] == 1
-    assert final["result"]["content"] == [
-        {"type": "text", "text": "Progress test completed for token tok-1"}
-    ]
+    assert final["result"]["content"] == [{"type": "text", "text": "Progress test completed for token tok-1"}]
 
 
 async def test_integer_progress_token_keeps_its_type(wire: Any) -> None:
@@ -673,7 +686,9 @@ async def test_retry_without_the_answers_asks_again(wire: Any) -> None:
     _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
 
     retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
-    retry["params"].update(inputResponses={"other": {"action": "accept"}}, requestState=first["result"]["requestState"])
+    retry["params"].update(
+        inputResponses={"other": {"action": "accept"}}, requestState=first["result"]["requestState"]
+    )
     _, second = await wire.call(retry)
 
     assert second["result"]["resultType"] == "input_required"
@@ -704,7 +719,9 @@ async def test_multiple_input_kinds_are_asked_at_once(wire: Any) -> None:
 
 async def test_prompt_can_require_input(wire: Any) -> None:
     meta = wire.meta(ELICIT)
-    _, first = await wire.call(wire.request("prompts/get", {"name": "test_input_required_result_prompt"}, meta=meta))
+    _, first = await wire.call(
+        wire.request("prompts/get", {"name": "test_input_required_result_prompt"}, meta=meta)
+    )
     assert first["result"]["resultType"] == "input_required"
 
     retry = wire.request(
@@ -751,7 +768,9 @@ async def test_modern_get_ignores_a_stray_last_event_id(async_client: Any) -> No
     assert response.status_code == 405
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
 async def test_non_json_content_type_is_415(wire: Any, content_type: str) -> None:
     status_body = await wire.post(wire.request("tools/list"), content_type=content_type)
 
@@ -807,7 +826,9 @@ def test_wsgi_request_is_answered_with_plain_json(client: Any) -> None:
         "Mcp-Name": "test_tool_with_progress",
     }
 
-    response = client.post("/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers)
+    response = client.post(
+        "/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers
+    )
 
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
@@ -829,12 +850,21 @@ def test_wsgi_listen_is_refused_with_a_json_error(client: Any) -> None:
             },
         },
     }
-    headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen"}
+    headers = {
+        "Accept": "text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": "subscriptions/listen",
+    }
 
-    response = client.post("/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers)
+    response = client.post(
+        "/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers
+    )
 
     assert response["Content-Type"] == "application/json"
-    assert json.loads(response.content)["error"]["code"] in (jsonrpc.METHOD_NOT_FOUND, jsonrpc.INVALID_REQUEST)
+    assert json.loads(response.content)["error"]["code"] in (
+        jsonrpc.METHOD_NOT_FOUND,
+        jsonrpc.INVALID_REQUEST,
+    )
 
 
 # ------------------------------------------------- subscriptions (live)
@@ -884,11 +914,15 @@ async def _trigger(client: httpx.AsyncClient, url: str, tool: str, request_id: i
     assert response.json()["result"]["isError"] is False
 
 
-async def test_listen_stream_acknowledges_then_delivers_matching_changes(live_server_url: str, wire_schema: Any) -> None:
+async def test_listen_stream_acknowledges_then_delivers_matching_changes(
+    live_server_url: str, wire_schema: Any
+) -> None:
     url = f"{live_server_url}/conformance/mcp"
     listen = _live_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, "sub-1")
     async with httpx.AsyncClient(timeout=WAIT) as client:
-        async with client.stream("POST", url, json=listen, headers=_live_headers("subscriptions/listen")) as stream:
+        async with client.stream(
+            "POST", url, json=listen, headers=_live_headers("subscriptions/listen")
+        ) as stream:
             assert stream.status_code == 200
             assert stream.headers["content-type"].startswith("text/event-stream")
             lines = stream.aiter_lines()
@@ -920,7 +954,9 @@ async def test_listen_acknowledges_only_the_honoured_filter(live_server_url: str
     wanted = {"toolsListChanged": True, "promptsListChanged": False, "unknownFlag": True}
     listen = _live_request("subscriptions/listen", {"notifications": wanted}, 41)
     async with httpx.AsyncClient(timeout=WAIT) as client:
-        async with client.stream("POST", url, json=listen, headers=_live_headers("subscriptions/listen")) as stream:
+        async with client.stream(
+            "POST", url, json=listen, headers=_live_headers("subscriptions/listen")
+        ) as stream:
             ack = await _next_message(stream.aiter_lines())
 
     wire_schema.record(ack, era="modern")
@@ -959,6 +995,13 @@ class LoginServer(Server):
 class AsyncBearer:
     async def authenticate(self, request: Any) -> Any:
         return _User() if request.headers.get("Authorization") == "Bearer good" else None
+
+
+class RefusingBearer:
+    async def authenticate(self, request: Any) -> Any:
+        if request.headers.get("Authorization") == "Bearer expired":
+            raise AuthenticationFailed('Token "expired"\n', scope="tools:call")
+        return None
 
 
 class SyncBearer:
@@ -1045,7 +1088,9 @@ async def test_open_server_serves_anonymous_callers() -> None:
     response = await OpenServer.as_view()(_login_request())
 
     assert response.status_code == 200
-    assert json.loads(response.content)["result"]["content"] == [{"type": "text", "text": "authenticated=False"}]
+    assert json.loads(response.content)["result"]["content"] == [
+        {"type": "text", "text": "authenticated=False"}
+    ]
 
 
 def test_unimportable_authentication_backend_is_improperly_configured(settings: Any) -> None:
@@ -1053,3 +1098,19 @@ def test_unimportable_authentication_backend_is_improperly_configured(settings: 
 
     with pytest.raises(ImproperlyConfigured):
         _authn.get_authenticators()
+
+
+async def test_refused_token_is_challenged_even_on_an_open_server(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}.RefusingBearer"]
+
+    refused = await OpenServer.as_view()(_login_request("/open-mcp", Authorization="Bearer expired"))
+    anonymous = await OpenServer.as_view()(_login_request("/open-mcp"))
+
+    assert refused.status_code == 401
+    assert refused["WWW-Authenticate"] == (
+        'Bearer error="invalid_token", error_description="Token expired", '
+        'resource_metadata="http://testserver/.well-known/oauth-protected-resource/open-mcp", '
+        'scope="tools:call"'
+    )
+    assert json.loads(refused.content) == error(jsonrpc.INVALID_REQUEST, None)
+    assert anonymous.status_code == 200

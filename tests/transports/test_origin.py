@@ -66,9 +66,15 @@ async def test_allowed_origins_setting_is_honoured(wire: Any, settings: Any) -> 
     settings.MCP_ALLOWED_ORIGINS = ["https://app.example.com", "https://other.example.com:8443/"]
 
     allowed = await wire.post(wire.request("server/discover"), headers={"Origin": "https://app.example.com"})
-    with_port = await wire.post(wire.request("server/discover"), headers={"Origin": "https://other.example.com:8443"})
-    other_scheme = await wire.post(wire.request("server/discover"), headers={"Origin": "http://app.example.com"})
-    other_port = await wire.post(wire.request("server/discover"), headers={"Origin": "https://app.example.com:444"})
+    with_port = await wire.post(
+        wire.request("server/discover"), headers={"Origin": "https://other.example.com:8443"}
+    )
+    other_scheme = await wire.post(
+        wire.request("server/discover"), headers={"Origin": "http://app.example.com"}
+    )
+    other_port = await wire.post(
+        wire.request("server/discover"), headers={"Origin": "https://app.example.com:444"}
+    )
 
     assert [r.status_code for r in (allowed, with_port, other_scheme, other_port)] == [200, 200, 403, 403]
 
@@ -84,10 +90,16 @@ async def test_foreign_origin_is_refused_on_the_legacy_handshake(wire: Any) -> N
         "jsonrpc": "2.0",
         "id": 0,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
     }
 
-    response = await wire.post(body, headers={"Origin": "http://evil.example.com", "MCP-Protocol-Version": "2025-11-25"})
+    response = await wire.post(
+        body, headers={"Origin": "http://evil.example.com", "MCP-Protocol-Version": "2025-11-25"}
+    )
 
     assert response.status_code == 403
     assert "Mcp-Session-Id" not in response
@@ -95,7 +107,9 @@ async def test_foreign_origin_is_refused_on_the_legacy_handshake(wire: Any) -> N
 
 @pytest.mark.parametrize("method", ["get", "delete"])
 async def test_foreign_origin_is_refused_on_get_and_delete(async_client: Any, method: str) -> None:
-    response = await getattr(async_client, method)("/conformance/mcp", headers={"Origin": "http://evil.example.com"})
+    response = await getattr(async_client, method)(
+        "/conformance/mcp", headers={"Origin": "http://evil.example.com"}
+    )
 
     assert response.status_code == 403
 
@@ -103,7 +117,11 @@ async def test_foreign_origin_is_refused_on_get_and_delete(async_client: Any, me
 async def test_rebinding_probe_with_foreign_host_is_refused(wire: Any) -> None:
     response = await wire.post_raw_headers(
         wire.request("server/discover"),
-        [("Origin", "http://evil.example.com"), ("MCP-Protocol-Version", MODERN), ("Mcp-Method", "server/discover")],
+        [
+            ("Origin", "http://evil.example.com"),
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "server/discover"),
+        ],
         host="evil.example.com",
     )
 
@@ -128,7 +146,11 @@ async def test_foreign_host_is_refused_by_the_view_itself(wire: Any, settings: A
 async def test_rebinding_probe_with_loopback_host_and_origin_is_served(wire: Any) -> None:
     response = await wire.post_raw_headers(
         wire.request("server/discover"),
-        [("Origin", "http://127.0.0.1:8000"), ("MCP-Protocol-Version", MODERN), ("Mcp-Method", "server/discover")],
+        [
+            ("Origin", "http://127.0.0.1:8000"),
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "server/discover"),
+        ],
         host="127.0.0.1:8000",
     )
 
@@ -155,12 +177,15 @@ def test_normalize_origin(origin: str, normalized: str | None) -> None:
 
 
 @pytest.mark.parametrize(
-    ("host", "loopback"),
-    [("localhost", True), ("LOCALHOST", True), ("127.0.0.1", True), ("[::1]", True), ("10.0.0.1", False),
-     ("example.com", False)],
+    "host", ["localhost", "LOCALHOST", "app.localhost", "127.0.0.1", "127.8.9.10", "[::1]"]
 )
-def test_is_loopback_host(host: str, loopback: bool) -> None:
-    assert is_loopback_host(host) is loopback
+def test_loopback_hosts(host: str) -> None:
+    assert is_loopback_host(host)
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "example.com", "localhost.example.com", "0.0.0.0", "[::]"])
+def test_non_loopback_hosts(host: str) -> None:
+    assert not is_loopback_host(host)
 
 
 def test_origin_allowed_uses_the_normalized_allow_list() -> None:

@@ -75,7 +75,9 @@ async def test_initialize_with_harness_headers_is_still_a_handshake(wire: Any) -
     assert "Mcp-Session-Id" in response
 
 
-@pytest.mark.parametrize(("asked", "agreed"), [("2025-06-18", "2025-06-18"), ("2024-11-05", LEGACY), ("9999", LEGACY)])
+@pytest.mark.parametrize(
+    ("asked", "agreed"), [("2025-06-18", "2025-06-18"), ("2024-11-05", LEGACY), ("9999", LEGACY)]
+)
 async def test_initialize_negotiates_a_legacy_version(wire: Any, asked: str, agreed: str) -> None:
     response = await wire.post(initialize_body(asked), drop=("Mcp-Method",))
 
@@ -97,7 +99,9 @@ async def test_initialize_without_capabilities_is_invalid_params(wire: Any) -> N
 
     assert "Mcp-Session-Id" not in response
     assert json.loads(response.content) == {
-        "jsonrpc": "2.0", "id": 0, "error": {"code": jsonrpc.INVALID_PARAMS, "message": ANY}
+        "jsonrpc": "2.0",
+        "id": 0,
+        "error": {"code": jsonrpc.INVALID_PARAMS, "message": ANY},
     }
 
 
@@ -126,7 +130,9 @@ async def test_request_without_session_or_meta_is_400(wire: Any) -> None:
 
     assert response.status_code == 400
     assert json.loads(response.content) == {
-        "jsonrpc": "2.0", "id": 3, "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY}
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY},
     }
 
 
@@ -253,7 +259,11 @@ async def test_resource_not_found_uses_the_legacy_code(wire: Any) -> None:
         {
             "jsonrpc": "2.0",
             "id": 1,
-            "error": {"code": jsonrpc.LEGACY_RESOURCE_NOT_FOUND, "message": ANY, "data": {"uri": "test://nope"}},
+            "error": {
+                "code": jsonrpc.LEGACY_RESOURCE_NOT_FOUND,
+                "message": ANY,
+                "data": {"uri": "test://nope"},
+            },
         },
     )
 
@@ -298,7 +308,9 @@ async def test_unknown_session_is_404(wire: Any) -> None:
 
     assert response.status_code == 404
     assert json.loads(response.content) == {
-        "jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY}
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY},
     }
 
 
@@ -306,7 +318,9 @@ async def test_delete_ends_the_session(wire: Any, async_client: Any) -> None:
     session_id = await wire.initialize()
 
     deleted = await async_client.delete("/conformance/mcp", headers={"Mcp-Session-Id": session_id})
-    after = await wire.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=wire.session_headers(session_id))
+    after = await wire.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=wire.session_headers(session_id)
+    )
     again = await async_client.delete("/conformance/mcp", headers={"Mcp-Session-Id": session_id})
 
     assert 200 <= deleted.status_code < 300
@@ -335,20 +349,28 @@ async def test_get_without_accepting_sse_is_406(wire: Any, async_client: Any) ->
 def test_wsgi_get_of_a_session_is_405(client: Any) -> None:
     body = initialize_body()
     started = client.post(
-        "/conformance/mcp", data=json.dumps(body), content_type="application/json", headers={"Accept": "application/json"}
+        "/conformance/mcp",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={"Accept": "application/json"},
     )
 
     response = client.get(
-        "/conformance/mcp", headers={"Mcp-Session-Id": started["Mcp-Session-Id"], "Accept": "text/event-stream"}
+        "/conformance/mcp",
+        headers={"Mcp-Session-Id": started["Mcp-Session-Id"], "Accept": "text/event-stream"},
     )
 
     assert response.status_code == 405
 
 
 async def test_session_of_another_server_is_unknown() -> None:
-    session = await LegacySession.create(server="other.Server", version=LEGACY, capabilities={}, client_info=None)
+    session = await LegacySession.create(
+        server="other.Server", version=LEGACY, capabilities={}, client_info=None
+    )
 
-    assert await LegacySession.load(session.id, server="testproject.conformance.mcp.ConformanceServer") is None
+    assert (
+        await LegacySession.load(session.id, server="testproject.conformance.mcp.ConformanceServer") is None
+    )
     assert (await LegacySession.load(session.id, server="other.Server")) == session
 
 
@@ -373,7 +395,9 @@ async def _messages(lines: Any) -> Any:
             yield json.loads(line[5:])
 
 
-async def _live_initialize(client: httpx.AsyncClient, url: str, capabilities: dict[str, Any]) -> dict[str, str]:
+async def _live_initialize(
+    client: httpx.AsyncClient, url: str, capabilities: dict[str, Any]
+) -> dict[str, str]:
     response = await client.post(
         url,
         json=initialize_body(capabilities=capabilities),
@@ -385,7 +409,9 @@ async def _live_initialize(client: httpx.AsyncClient, url: str, capabilities: di
         "Mcp-Session-Id": response.headers["mcp-session-id"],
         "MCP-Protocol-Version": LEGACY,
     }
-    initialized = await client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    initialized = await client.post(
+        url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+    )
     assert initialized.status_code == 202
     return headers
 
@@ -399,7 +425,8 @@ async def _live_initialize(client: httpx.AsyncClient, url: str, capabilities: di
                 "content": [
                     {
                         "type": "text",
-                        "text": 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}',
+                        "text": "User response: action=accept, "
+                        'content={"username":"ada","email":"ada@example.com"}',
                     }
                 ],
                 "isError": False,
@@ -430,7 +457,9 @@ async def test_legacy_elicitation_round_trip_over_the_tool_stream(
                 assert asked["method"] == "elicitation/create"
                 assert asked["params"]["message"] == "Who are you?"
                 assert set(asked["params"]["requestedSchema"]["properties"]) == {"username", "email"}
-                reply = await client.post(url, json={"jsonrpc": "2.0", "id": asked["id"], **answer}, headers=headers)
+                reply = await client.post(
+                    url, json={"jsonrpc": "2.0", "id": asked["id"], **answer}, headers=headers
+                )
                 assert reply.status_code == 202
                 return asked, await anext(messages)
 
