@@ -19,7 +19,7 @@ from django.http import HttpResponse
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_setting
-from django_mcp.dispatcher import encode_error
+from django_mcp.envelope import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 
 __all__ = ["authenticate", "challenge", "get_authenticators"]

@@ -29,7 +29,13 @@ from django_mcp._invoke import invoke
 from django_mcp.auth import can_use
 from django_mcp.conf import get_limits
 from django_mcp.context import McpRequest
-from django_mcp.exceptions import InternalError, InvalidParams, McpError, ResourceNotFound, SchemaValidationError
+from django_mcp.exceptions import (
+    InternalError,
+    InvalidParams,
+    McpError,
+    ResourceNotFound,
+    SchemaValidationError,
+)
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import (

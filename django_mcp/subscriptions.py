@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from django_mcp.dispatcher import CallContext, Dispatcher, Envelope, encode_notification
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import CallContext, Envelope, encode_notification
 from django_mcp.events import Event, get_backend, server_key
 from django_mcp.exceptions import InvalidParams
 from django_mcp.protocol._base import UNSET

@@ -30,7 +30,7 @@ import msgspec
 
 from django_mcp import __version__
 from django_mcp.conf import get_limits
-from django_mcp.dispatcher import encode_error, encode_notification, modern_context, parse_message
+from django_mcp.envelope import encode_error, encode_notification, modern_context, parse_message
 from django_mcp.exceptions import InvalidRequest, McpError
 from django_mcp.server.server import Server
 

@@ -418,10 +418,10 @@ def _install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder)
     import django_mcp._authn
     import django_mcp.subscriptions
     import django_mcp.transports.http
-    from django_mcp import dispatcher
+    from django_mcp import dispatcher, envelope
 
-    original_error = dispatcher.encode_error
-    original_notification = dispatcher.encode_notification
+    original_error = envelope.encode_error
+    original_notification = envelope.encode_notification
     original_respond = dispatcher.Dispatcher.respond
     original_result = dispatcher.Dispatcher.encode_result
     original_raw = dispatcher.Dispatcher.encode_raw_result

@@ -16,9 +16,9 @@ import msgspec
 import pytest
 
 from django_mcp import McpResponse, Resource, Server, Tool
-from django_mcp.dispatcher import (
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import (
     CallContext,
-    Dispatcher,
     MissingMeta,
     check_version,
     encode_error,
@@ -505,7 +505,8 @@ async def test_legacy_tool_list_drops_non_object_output_schemas() -> None:
 
 async def test_legacy_sessions_get_invalid_params_instead_of_missing_capability() -> None:
     """2025-11-25 has no -32021: a missing client capability is invalid params there."""
-    from django_mcp.dispatcher import CallContext, Dispatcher, parse_message
+    from django_mcp.dispatcher import Dispatcher
+    from django_mcp.envelope import CallContext, parse_message
     from django_mcp.protocol import jsonrpc
     from testproject.conformance.mcp import ConformanceServer
 

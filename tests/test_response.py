@@ -21,7 +21,8 @@ from django.core.signals import got_request_exception
 from django.http import HttpResponse
 
 from django_mcp import ContentAnnotations, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import modern_context, parse_message
 from django_mcp.protocol.content import (
     Annotations,
     AudioContent,

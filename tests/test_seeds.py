@@ -31,7 +31,8 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import modern_context, parse_message
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from django_mcp.protocol.results import CallToolResult

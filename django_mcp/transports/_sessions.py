@@ -63,9 +63,12 @@ class LegacySession:
     @classmethod
     async def load(cls, session_id: str, *, server: str) -> LegacySession | None:
         """Return the stored session, or None if unknown, expired or another server's."""
-        data = await cls._cache().aget(_PREFIX + session_id)
+        cache = cls._cache()
+        data = await cache.aget(_PREFIX + session_id)
         if not isinstance(data, dict) or data.get("server") != server:
             return None
+        # Every request of a session renews it: the timeout is an idle one.
+        await cache.atouch(_PREFIX + session_id, get_setting("MCP_SESSION_TIMEOUT"))
         return cls(**data)
 
     async def save(self) -> None:

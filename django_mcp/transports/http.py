@@ -42,13 +42,12 @@ from django.views.decorators.csrf import csrf_exempt
 from django_mcp import subscriptions
 from django_mcp.auth import authenticate_request
 from django_mcp.conf import get_limits, get_setting
-from django_mcp.dispatcher import (
+from django_mcp.dispatcher import Dispatcher, ServerBusy
+from django_mcp.envelope import (
     META_VERSION,
     CallContext,
-    Dispatcher,
     Envelope,
     Reply,
-    ServerBusy,
     check_version,
     encode_error,
     encode_notification,

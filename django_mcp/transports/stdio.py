@@ -53,10 +53,10 @@ import msgspec
 
 from django_mcp import subscriptions
 from django_mcp.conf import get_limits
-from django_mcp.dispatcher import (
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import (
     META_VERSION,
     CallContext,
-    Dispatcher,
     Envelope,
     encode_error,
     encode_notification,

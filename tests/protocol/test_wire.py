@@ -32,7 +32,8 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import modern_context, parse_message
 from django_mcp.inputs import elicit, input_required, list_roots
 from django_mcp.protocol.content import (
     Annotations,

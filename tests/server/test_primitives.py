@@ -24,7 +24,8 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.envelope import modern_context, parse_message
 from django_mcp.inputs import input_required
 from django_mcp.protocol.content import Annotations
 from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS

@@ -504,3 +504,16 @@ async def test_legacy_get_stream_delivers_list_changes_without_subscription_ids(
 
     wire_schema.record(changed, era="legacy")
     assert changed == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+
+async def test_each_request_of_a_session_renews_its_idle_timeout(settings) -> None:  # type: ignore[no-untyped-def]
+    from unittest import mock
+
+    from django_mcp.transports._sessions import LegacySession
+
+    settings.MCP_SESSION_TIMEOUT = 123
+    session = await LegacySession.create(server="s", version="2025-11-25", capabilities={}, client_info=None)
+    cache = LegacySession._cache()
+    with mock.patch.object(cache, "atouch", wraps=cache.atouch) as touch:
+        assert await LegacySession.load(session.id, server="s") == session
+    touch.assert_awaited_once_with("django_mcp:session:" + session.id, 123)
