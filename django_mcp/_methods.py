@@ -355,7 +355,7 @@ async def complete(compiled: CompiledServer, params: Mapping[str, Any], request:
         names: tuple[str, ...] = tuple(a.name for a in entry.arguments)
     elif ref.get("type") == "ref/resource":
         uri = ref.get("uri")
-        entry = compiled.templates.get(uri) if isinstance(uri, str) else None  # type: ignore[assignment]
+        entry = compiled.templates.get(uri) if isinstance(uri, str) else None
         if entry is None or not await can_use(entry, request):
             raise InvalidParams(f"Unknown resource template: {uri}")
         names = entry.template.variable_names

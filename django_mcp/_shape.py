@@ -72,7 +72,7 @@ def _responses(produced: Sequence[Any], what: str) -> list[McpResponse]:
             )
     if not produced:
         raise ShapeError(f"a {what} handler returned nothing")
-    return list(produced)  # type: ignore[arg-type]
+    return list(produced)
 
 
 def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.http import HttpRequest
-from oauth2_provider.settings import oauth2_settings  # type: ignore[import-untyped]
+from oauth2_provider.settings import oauth2_settings
 from oauthlib.common import Request as OauthlibRequest  # type: ignore[import-untyped]
 
 from django_mcp.exceptions import AuthenticationFailed

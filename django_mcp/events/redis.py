@@ -124,7 +124,7 @@ class RedisEventBackend(EventBackend):
                 logger.exception("The MCP Redis event subscription stopped")
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
                 await client.aclose()
 
     # -------------------------------------------------------------- check
@@ -142,7 +142,7 @@ class RedisEventBackend(EventBackend):
                 )
             ]
         try:
-            redis.connection.parse_url(self.url)
+            redis.connection.parse_url(self.url)  # type: ignore[no-untyped-call]
         except ValueError as exc:
             return [
                 Error(

@@ -156,22 +156,22 @@ def _compile(server: Any) -> CompiledServer:
 
     tools: dict[str, CompiledTool] = {}
     for component in _members(server, "tools", Tool, label):
-        entry = _compile_tool(component)
-        _add_unique(tools, entry.name, entry, label, "tool")
+        tool = _compile_tool(component)
+        _add_unique(tools, tool.name, tool, label, "tool")
     resources: dict[str, CompiledResource] = {}
     templates: dict[str, CompiledResource] = {}
     names: dict[str, CompiledResource] = {}
     for component in _members(server, "resources", Resource, label):
-        entry = _compile_resource(component)
-        if entry.template is None:
-            _add_unique(resources, entry.definition.uri, entry, label, "resource URI")  # type: ignore[union-attr]
+        resource = _compile_resource(component)
+        if isinstance(resource.definition, ResourceDefinition):
+            _add_unique(resources, resource.definition.uri, resource, label, "resource URI")
         else:
-            _add_unique(templates, entry.template.template, entry, label, "resource template")
-        _add_unique(names, entry.name, entry, label, "resource name")
+            _add_unique(templates, resource.definition.uri_template, resource, label, "resource template")
+        _add_unique(names, resource.name, resource, label, "resource name")
     prompts: dict[str, CompiledPrompt] = {}
     for component in _members(server, "prompts", Prompt, label):
-        entry = _compile_prompt(component)
-        _add_unique(prompts, entry.name, entry, label, "prompt")
+        prompt = _compile_prompt(component)
+        _add_unique(prompts, prompt.name, prompt, label, "prompt")
 
     every: list[_Entry] = [*tools.values(), *resources.values(), *templates.values(), *prompts.values()]
     info = Implementation(

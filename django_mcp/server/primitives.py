@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
 from django_mcp.protocol import content as wire
+from django_mcp.protocol._base import UNSET
 
 if TYPE_CHECKING:
     from typing_extensions import TypeVar
@@ -50,7 +51,7 @@ MAX_COMPLETION_VALUES = 100
 """Most values one completion may carry (MCP 2026-07-28 completion)."""
 
 
-class Icon(wire.Icon):
+class Icon(wire.Icon, frozen=True):
     """An icon published by reference; only ``https:`` and ``data:`` URIs."""
 
     def __post_init__(self) -> None:
@@ -119,9 +120,9 @@ class ContentAnnotations:
         if isinstance(modified, datetime.datetime):
             modified = modified.isoformat()
         return wire.Annotations(
-            audience=wire.UNSET if self.audience is None else tuple(self.audience),
-            priority=wire.UNSET if self.priority is None else float(self.priority),
-            last_modified=wire.UNSET if modified is None else modified,
+            audience=UNSET if self.audience is None else tuple(self.audience),
+            priority=UNSET if self.priority is None else float(self.priority),
+            last_modified=UNSET if modified is None else modified,
         )
 
 
