@@ -94,9 +94,7 @@ def _next(generator: Any) -> Any:
 class _ProgressTracker:
     """Turn yielded progress responses into notifications, keeping order."""
 
-    def __init__(
-        self, request: McpRequest, emit: Callable[[str, dict[str, Any]], None] | None
-    ) -> None:
+    def __init__(self, request: McpRequest, emit: Callable[[str, dict[str, Any]], None] | None) -> None:
         self.request = request
         self.emit = emit
         self.last: float | None = None

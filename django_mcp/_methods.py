@@ -78,7 +78,11 @@ async def _visible(entries: Sequence[Any], request: McpRequest) -> list[Any]:
 
 
 async def _page(
-    compiled: CompiledServer, method: str, entries: Sequence[Any], params: Mapping[str, Any], request: McpRequest
+    compiled: CompiledServer,
+    method: str,
+    entries: Sequence[Any],
+    params: Mapping[str, Any],
+    request: McpRequest,
 ) -> tuple[list[Any], str | Any]:
     limits = get_limits()
     size = max(1, min(limits.default_page_size, limits.max_page_size))
@@ -92,7 +96,9 @@ async def _page(
     return page, _cursor.encode_cursor(method, catalog, offset + size) if more else UNSET
 
 
-async def list_tools(compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest) -> ListToolsResult:
+async def list_tools(
+    compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest
+) -> ListToolsResult:
     """Return one page of the tools this caller may use."""
     page, cursor = await _page(compiled, "tools/list", list(compiled.tools.values()), params, request)
     return ListToolsResult(tools=tuple(e.definition for e in page), next_cursor=cursor)
@@ -113,10 +119,14 @@ async def list_resource_templates(
     page, cursor = await _page(
         compiled, "resources/templates/list", list(compiled.templates.values()), params, request
     )
-    return ListResourceTemplatesResult(resource_templates=tuple(e.definition for e in page), next_cursor=cursor)
+    return ListResourceTemplatesResult(
+        resource_templates=tuple(e.definition for e in page), next_cursor=cursor
+    )
 
 
-async def list_prompts(compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest) -> ListPromptsResult:
+async def list_prompts(
+    compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest
+) -> ListPromptsResult:
     """Return one page of the prompts this caller may get."""
     page, cursor = await _page(compiled, "prompts/list", list(compiled.prompts.values()), params, request)
     return ListPromptsResult(prompts=tuple(e.definition for e in page), next_cursor=cursor)
@@ -187,7 +197,9 @@ async def call_tool(
         produced = await invoke(entry.component, entry.handler, request, payload=payload, emit=emit)
         result = _shape.tool_result(produced)
         if isinstance(result, InputRequiredResult):
-            return _finish_input_required(result, request, method="tools/call", target=name, arguments=arguments)
+            return _finish_input_required(
+                result, request, method="tools/call", target=name, arguments=arguments
+            )
         if not result.isError and entry.output_type is not None:
             await _validate_output(entry, result)
         return result
@@ -241,7 +253,9 @@ async def _validate_output(entry: CompiledTool, result: CallToolResult) -> None:
         else:
             msgspec.convert(result.structuredContent, output_type, strict=True)
     except (SchemaValidationError, msgspec.ValidationError) as exc:
-        raise _shape.ShapeError(f"tool {entry.name!r} output does not match its output schema: {exc}") from None
+        raise _shape.ShapeError(
+            f"tool {entry.name!r} output does not match its output schema: {exc}"
+        ) from None
 
 
 def _tool_error(message: str) -> CallToolResult:
@@ -257,7 +271,9 @@ def _report(request: McpRequest, exc: BaseException, what: str) -> None:
 # -------------------------------------------------------------- resources
 
 
-async def find_resource(compiled: CompiledServer, uri: str, request: McpRequest) -> tuple[CompiledResource, dict[str, Any]]:
+async def find_resource(
+    compiled: CompiledServer, uri: str, request: McpRequest
+) -> tuple[CompiledResource, dict[str, Any]]:
     """Return the resource serving ``uri`` and its variables, or raise not found."""
     entry = compiled.resources.get(uri)
     if entry is not None and await can_use(entry, request):
@@ -285,7 +301,9 @@ async def read_resource(
         produced = await invoke(entry.component, entry.handler, request, values=variables, emit=emit)
         result = _shape.resource_result(produced, uri, entry.mime_type)
         if isinstance(result, InputRequiredResult):
-            return _finish_input_required(result, request, method="resources/read", target=uri, arguments=None), entry
+            return _finish_input_required(
+                result, request, method="resources/read", target=uri, arguments=None
+            ), entry
         if not result.contents:
             # Never answer a read with empty contents (MCP 2026-07-28 resources).
             raise ResourceNotFound(data={"uri": uri})
@@ -326,7 +344,9 @@ async def get_prompt(
         produced = await invoke(entry.component, entry.handler, request, values=arguments, emit=emit)
         result = _shape.prompt_result(produced)
         if isinstance(result, InputRequiredResult):
-            return _finish_input_required(result, request, method="prompts/get", target=name, arguments=arguments)
+            return _finish_input_required(
+                result, request, method="prompts/get", target=name, arguments=arguments
+            )
         return result
     except McpError:
         raise
@@ -338,7 +358,9 @@ async def get_prompt(
 # ------------------------------------------------------------- completion
 
 
-async def complete(compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest) -> CompleteResult:
+async def complete(
+    compiled: CompiledServer, params: Mapping[str, Any], request: McpRequest
+) -> CompleteResult:
     """Suggest values for a prompt argument or a template variable."""
     ref = params.get("ref")
     argument = params.get("argument")

@@ -112,7 +112,9 @@ class Dispatcher:
     def listens(self) -> bool:
         """Return True when ``subscriptions/listen`` is served."""
         server = self.compiled.server
-        return bool(server.list_changed or (server.subscribe and (self.compiled.resources or self.compiled.templates)))
+        return bool(
+            server.list_changed or (server.subscribe and (self.compiled.resources or self.compiled.templates))
+        )
 
     # ------------------------------------------------------------ routing
 
@@ -317,7 +319,9 @@ class Dispatcher:
                 ttl, scope = hint.ttl_ms, hint.scope
             else:
                 ttl, scope = 0, "private"
-            if entry is not None and (entry.permissions or entry.has_authorize or compiled.server.login_required):
+            if entry is not None and (
+                entry.permissions or entry.has_authorize or compiled.server.login_required
+            ):
                 scope = "private"
             return ttl, scope
         hint = compiled.cache

@@ -111,7 +111,9 @@ def parse_message(body: bytes | str) -> Envelope:
         message = _message_decoder.decode(body)
     except msgspec.ValidationError:
         # Valid JSON but not an object (e.g. a batch array): not a request.
-        raise InvalidRequest("Invalid request: expected one JSON-RPC object (batches are not supported)") from None
+        raise InvalidRequest(
+            "Invalid request: expected one JSON-RPC object (batches are not supported)"
+        ) from None
     except msgspec.DecodeError:
         raise ParseError("Parse error: body is not valid JSON") from None
     request_id = message.id if is_valid_id(message.id) else None

@@ -44,7 +44,9 @@ def elicit(message: str, schema: Mapping[str, Any] | type[Any]) -> InputRequest:
         raise TypeError(f"elicit() schema must be a dict or a Schema subclass, got {schema!r}")
     if requested.get("type") != "object" or not isinstance(requested.get("properties"), Mapping):
         raise ValueError("elicit() schema must be an object schema with properties")
-    return InputRequest(method="elicitation/create", params={"message": message, "requestedSchema": requested})
+    return InputRequest(
+        method="elicitation/create", params={"message": message, "requestedSchema": requested}
+    )
 
 
 def elicit_url(message: str, url: str) -> InputRequest:
@@ -82,7 +84,9 @@ def list_roots() -> InputRequest:
     return InputRequest(method="roots/list")
 
 
-def input_required(requests: Mapping[str, InputRequest] | None = None, *, state: Any = UNSET) -> InputRequiredResult:
+def input_required(
+    requests: Mapping[str, InputRequest] | None = None, *, state: Any = UNSET
+) -> InputRequiredResult:
     """Return the result that asks the client for input, then a retry."""
     if not requests and state is UNSET:
         raise ValueError("input_required() needs input requests or a state")

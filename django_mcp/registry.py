@@ -46,11 +46,14 @@ class Registry:
 
     def _add(self, kind: str, key: str, server: type[Server]) -> type[Server]:
         if not (isinstance(server, type) and issubclass(server, Server)):
-            raise ImproperlyConfigured(f"django_mcp.{kind}({key!r}, ...) needs a Server subclass, got {server!r}")
+            raise ImproperlyConfigured(
+                f"django_mcp.{kind}({key!r}, ...) needs a Server subclass, got {server!r}"
+            )
         existing = self._registry[kind].get(key)
         if existing is not None:
             raise AlreadyRegistered(
-                f"{kind} path {key!r} is already registered to {_qual(existing)}; cannot register {_qual(server)}"
+                f"{kind} path {key!r} is already registered to {_qual(existing)}; "
+                f"cannot register {_qual(server)}"
             )
         server.compiled()  # fail at startup, not on the first request
         self._registry[kind][key] = server

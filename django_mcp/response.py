@@ -68,9 +68,7 @@ _MIME_RE = re.compile(r"^[A-Za-z0-9][\w!#$&^.+-]*/[A-Za-z0-9][\w!#$&^.+-]*$")
 # MCP 2026-07-28 basic/index "_meta": optional prefix of dot-separated
 # labels ending in "/", then a name.
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_META_KEY_RE = re.compile(
-    rf"^(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$"
-)
+_META_KEY_RE = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$")
 _RESERVED_UNPREFIXED = frozenset({"traceparent", "tracestate", "baggage", "progressToken"})
 _MSGPACK_SUBTYPES = frozenset({"msgpack", "x-msgpack", "vnd.msgpack"})
 
@@ -111,8 +109,7 @@ class McpResponse:
         """Return a response holding one text block."""
         if not isinstance(value, str):
             raise TypeError(
-                f"McpResponse.text() takes a str, got {type(value).__name__}; "
-                "use structured() for data."
+                f"McpResponse.text() takes a str, got {type(value).__name__}; use structured() for data."
             )
         return cls(content=(TextContent(text=value),))
 
@@ -186,9 +183,7 @@ class McpResponse:
         return cls(content=(TextContent(text=message),), is_error=True)
 
     @classmethod
-    def progress(
-        cls, current: float, total: float | None = None, message: str | None = None
-    ) -> McpResponse:
+    def progress(cls, current: float, total: float | None = None, message: str | None = None) -> McpResponse:
         """Return a progress update for a generator handler to yield."""
         for label, number in (("current", current), ("total", total)):
             if number is None and label == "total":
@@ -213,9 +208,7 @@ class McpResponse:
         check_meta_keys(meta)
         extra = to_json_value(dict(meta))
         blocks = tuple(
-            msgspec.structs.replace(
-                block, meta={**(block.meta if block.meta is not UNSET else {}), **extra}
-            )
+            msgspec.structs.replace(block, meta={**(block.meta if block.meta is not UNSET else {}), **extra})
             for block in self.content
         )
         return dataclasses.replace(self, content=blocks)
@@ -223,13 +216,9 @@ class McpResponse:
     def withAnnotations(self, annotations: ContentAnnotations) -> McpResponse:  # noqa: N802
         """Return a copy where every content block carries ``annotations``."""
         if not isinstance(annotations, ContentAnnotations):
-            raise TypeError(
-                f"withAnnotations() takes ContentAnnotations, got {type(annotations).__name__}"
-            )
+            raise TypeError(f"withAnnotations() takes ContentAnnotations, got {type(annotations).__name__}")
         wire: Annotations = annotations.to_wire()
-        blocks = tuple(
-            msgspec.structs.replace(block, annotations=wire) for block in self.content
-        )
+        blocks = tuple(msgspec.structs.replace(block, annotations=wire) for block in self.content)
         return dataclasses.replace(self, content=blocks)
 
     def asUser(self) -> McpResponse:  # noqa: N802
@@ -391,8 +380,7 @@ def merge_meta(responses: Iterable[McpResponse]) -> dict[str, Any]:
 def _base64_once(value: Any, what: str) -> str:
     if isinstance(value, str):
         raise TypeError(
-            f"McpResponse.{what}() takes the original bytes, not a str; "
-            "it Base64-encodes them itself"
+            f"McpResponse.{what}() takes the original bytes, not a str; it Base64-encodes them itself"
         )
     if not isinstance(value, _BINARY):
         raise TypeError(f"McpResponse.{what}() takes bytes, got {type(value).__name__}")

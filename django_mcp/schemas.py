@@ -81,9 +81,7 @@ _RULE_MARK: Final = "_django_mcp_rule"
 # msgspec appends the location as "- at `$.path`"; non-string keys read
 # "- at `key` in `$.path`". Greedy on the message so a quoted user value
 # that happens to contain " - at `" cannot move the split.
-_LOCATED: Final = re.compile(
-    r"(?P<msg>.*) - at `(?P<path>[^`]*)`(?: in `(?P<container>[^`]*)`)?", re.S
-)
+_LOCATED: Final = re.compile(r"(?P<msg>.*) - at `(?P<path>[^`]*)`(?: in `(?P<container>[^`]*)`)?", re.S)
 _MISSING: Final = re.compile(r"Object missing required field `(?P<name>.*)`", re.S)
 _UNKNOWN: Final = re.compile(r"Object contains unknown field `(?P<name>.*)`", re.S)
 
@@ -157,9 +155,7 @@ class _Rule:
 def rule(func: _F, *, field: str | None = None) -> _F: ...
 @overload
 def rule(func: None = None, *, field: str | None = None) -> Callable[[_F], _F]: ...
-def rule(
-    func: _F | None = None, *, field: str | None = None
-) -> _F | Callable[[_F], _F]:
+def rule(func: _F | None = None, *, field: str | None = None) -> _F | Callable[[_F], _F]:
     """Mark a ``Schema`` method as a custom validation rule.
 
     Use as ``@rule`` for a whole-object rule (error path ``""``) or as
@@ -218,10 +214,7 @@ class _SchemaMeta(msgspec.StructMeta):
         fields = cls.__struct_fields__
         for r in getattr(cls, "_schema_rules", ()):
             if r.field is not None and r.field not in fields:
-                raise TypeError(
-                    f"{name}.{r.name}: @rule(field={r.field!r}) names no field"
-                    f" of {name}"
-                )
+                raise TypeError(f"{name}.{r.name}: @rule(field={r.field!r}) names no field of {name}")
         return cls
 
 
@@ -368,10 +361,7 @@ def _plan(cls: type) -> _Plan:
     info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
     names = {f.name: f.encode_name for f in info.fields}
-    rules = tuple(
-        ("" if r.field is None else names[r.field], r.func, r.is_async)
-        for r in _own_rules(cls)
-    )
+    rules = tuple(("" if r.field is None else names[r.field], r.func, r.is_async) for r in _own_rules(cls))
     # An instance only knows its generic origin (Page, not Page[Item]), whose
     # parameters read as Any: search those fields by their runtime values.
     generic = bool(getattr(cls, "__parameters__", ()))

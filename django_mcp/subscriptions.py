@@ -41,7 +41,11 @@ def honoured_filter(dispatcher: Dispatcher, requested: Any) -> dict[str, Any]:
     capabilities = dispatcher.capabilities
     honoured: dict[str, Any] = {}
     for flag, (feature, _method) in _LIST_FLAGS.items():
-        if requested.get(flag) is True and server.list_changed and getattr(capabilities, feature) is not UNSET:
+        if (
+            requested.get(flag) is True
+            and server.list_changed
+            and getattr(capabilities, feature) is not UNSET
+        ):
             honoured[flag] = True
     uris = requested.get("resourceSubscriptions")
     if uris is not None:
@@ -71,7 +75,9 @@ async def listen(dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext) -
                 yield message
 
 
-def _notification_for(event: Event, key: str, honoured: Mapping[str, Any], meta: dict[str, Any]) -> bytes | None:
+def _notification_for(
+    event: Event, key: str, honoured: Mapping[str, Any], meta: dict[str, Any]
+) -> bytes | None:
     if event.server != key:
         return None
     if event.kind == "resource_updated":

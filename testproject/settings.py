@@ -65,7 +65,10 @@ DATABASES = {
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(BASE_DIR / "media")}},
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(BASE_DIR / "media")},
+    },
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
@@ -78,5 +81,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"django_mcp": {"handlers": ["console"], "level": os.environ.get("DJANGO_MCP_LOG", "WARNING")}},
+    "loggers": {
+        "django_mcp": {"handlers": ["console"], "level": os.environ.get("DJANGO_MCP_LOG", "WARNING")}
+    },
 }

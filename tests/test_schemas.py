@@ -151,9 +151,7 @@ def test_constraint_violations_are_reported() -> None:
     with pytest.raises(SchemaValidationError) as pattern:
         Order.convert({"order_id": 1, "items": [{"sku": "a"}]})
     assert errors_of(ge) == [("items[0].quantity", "expected int >= 1")]
-    assert errors_of(pattern) == [
-        ("items[0].sku", "expected str matching regex '^[A-Z]'")
-    ]
+    assert errors_of(pattern) == [("items[0].sku", "expected str matching regex '^[A-Z]'")]
 
 
 def test_invalid_json_is_reported_on_the_root() -> None:
@@ -162,9 +160,7 @@ def test_invalid_json_is_reported_on_the_root() -> None:
     with pytest.raises(SchemaValidationError) as malformed:
         Order.decode_json(b'{"order_id": 1} x')
     assert errors_of(truncated) == [("", "invalid JSON: input data was truncated")]
-    assert errors_of(malformed) == [
-        ("", "invalid JSON: JSON is malformed: trailing characters (byte 17)")
-    ]
+    assert errors_of(malformed) == [("", "invalid JSON: JSON is malformed: trailing characters (byte 17)")]
 
 
 def test_non_object_input_is_reported_on_the_root() -> None:
@@ -179,11 +175,7 @@ def test_json_string_is_not_coerced_to_int() -> None:
         Order.convert({"order_id": "42"})
     with pytest.raises(SchemaValidationError) as decoded:
         Order.decode_json(b'{"order_id": "42"}')
-    assert (
-        errors_of(converted)
-        == errors_of(decoded)
-        == [("order_id", "expected int, got str")]
-    )
+    assert errors_of(converted) == errors_of(decoded) == [("order_id", "expected int, got str")]
 
 
 def test_bool_is_not_accepted_as_int() -> None:
@@ -191,11 +183,7 @@ def test_bool_is_not_accepted_as_int() -> None:
         Order.convert({"order_id": True})
     with pytest.raises(SchemaValidationError) as decoded:
         Order.decode_json(b'{"order_id": true}')
-    assert (
-        errors_of(converted)
-        == errors_of(decoded)
-        == [("order_id", "expected int, got bool")]
-    )
+    assert errors_of(converted) == errors_of(decoded) == [("order_id", "expected int, got bool")]
 
 
 def test_int_is_accepted_as_float() -> None:
@@ -245,9 +233,7 @@ def test_convert_revalidates_struct_instances() -> None:
 
 
 def test_tagged_unions_are_supported() -> None:
-    drawing = Drawing.convert(
-        {"shapes": [{"type": "Circle", "radius": 1}, {"type": "Square", "side": 2}]}
-    )
+    drawing = Drawing.convert({"shapes": [{"type": "Circle", "radius": 1}, {"type": "Square", "side": 2}]})
     assert drawing.shapes == [Circle(radius=1.0), Square(side=2.0)]
 
 
@@ -272,9 +258,7 @@ async def test_sync_rule_failure_is_reported_on_its_field() -> None:
 
 
 async def test_valid_value_passes_and_is_returned() -> None:
-    assert await validate(Item, {"sku": "A", "quantity": 10}) == Item(
-        sku="A", quantity=10
-    )
+    assert await validate(Item, {"sku": "A", "quantity": 10}) == Item(sku="A", quantity=10)
 
 
 async def test_sync_rules_run_off_the_event_loop_thread() -> None:
@@ -445,17 +429,13 @@ async def test_rule_may_raise_schema_validation_error_with_sub_paths() -> None:
         @rule
         def ordered(self) -> None:
             if self.end < self.start:
-                raise SchemaValidationError(
-                    [("end", "before start"), ("start", "after end")]
-                )
+                raise SchemaValidationError([("end", "before start"), ("start", "after end")])
 
     class Plan(Schema):
         windows: list[Window]
 
     with pytest.raises(SchemaValidationError) as excinfo:
-        await validate(
-            Plan, {"windows": [{"start": 1, "end": 2}, {"start": 5, "end": 3}]}
-        )
+        await validate(Plan, {"windows": [{"start": 1, "end": 2}, {"start": 5, "end": 3}]})
     assert errors_of(excinfo) == [
         ("windows[1].end", "before start"),
         ("windows[1].start", "after end"),
@@ -632,9 +612,7 @@ def spec_validator(spec_defs: dict[str, Any], pointer: str) -> Any:
 
 
 @pytest.mark.parametrize("schema_cls", [Order, Item, Kinds, Node, Drawing, Page[Item]])
-def test_json_schema_is_a_valid_mcp_tool_input_schema(
-    spec_defs: dict[str, Any], schema_cls: Any
-) -> None:
+def test_json_schema_is_a_valid_mcp_tool_input_schema(spec_defs: dict[str, Any], schema_cls: Any) -> None:
     schema = json_schema_for(schema_cls)
     spec_validator(spec_defs, "#/$defs/Tool/properties/inputSchema").validate(schema)
     tool = {"name": "t", "inputSchema": schema, "outputSchema": schema}
@@ -651,9 +629,7 @@ def test_mcp_input_schema_check_rejects_non_object_roots(
     assert output.is_valid(json_schema_for(list[int]))
 
 
-@pytest.mark.parametrize(
-    "tp", [Order, Item, Kinds, Node, Drawing, Page[Item], list[Item], dict[str, int]]
-)
+@pytest.mark.parametrize("tp", [Order, Item, Kinds, Node, Drawing, Page[Item], list[Item], dict[str, int]])
 def test_json_schema_is_a_valid_2020_12_schema(tp: Any) -> None:
     jsonschema.Draft202012Validator.check_schema(json_schema_for(tp))
 
@@ -678,9 +654,7 @@ def test_json_schema_is_a_valid_2020_12_schema(tp: Any) -> None:
     ],
 )
 def test_jsonschema_and_msgspec_agree_on_instances(instance: Any) -> None:
-    json_ok = jsonschema.Draft202012Validator(
-        Order.json_schema(), registry=Registry()
-    ).is_valid(instance)
+    json_ok = jsonschema.Draft202012Validator(Order.json_schema(), registry=Registry()).is_valid(instance)
     try:
         Order.convert(instance)
     except SchemaValidationError:
@@ -701,9 +675,7 @@ def test_jsonschema_and_msgspec_agree_on_instances(instance: Any) -> None:
     ],
 )
 def test_jsonschema_and_msgspec_agree_on_tagged_unions(instance: Any) -> None:
-    json_ok = jsonschema.Draft202012Validator(
-        Drawing.json_schema(), registry=Registry()
-    ).is_valid(instance)
+    json_ok = jsonschema.Draft202012Validator(Drawing.json_schema(), registry=Registry()).is_valid(instance)
     try:
         Drawing.convert(instance)
     except SchemaValidationError:

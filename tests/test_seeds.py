@@ -99,11 +99,13 @@ class OrderSummaryTool(Tool[OrderSummaryInput, OrderSummaryOutput]):
     description = "Return a typed order summary."
 
     async def handle(self, payload: OrderSummaryInput) -> McpResponse:
-        return McpResponse.structured({
-            "order_id": payload.order_id,
-            "status": "ready",
-            "total": 42.5,
-        })
+        return McpResponse.structured(
+            {
+                "order_id": payload.order_id,
+                "status": "ready",
+                "total": 42.5,
+            }
+        )
 
 
 # -- "Images and audio" (Storage replaced by in-memory bytes) ---------------------------
@@ -142,10 +144,8 @@ class ReviewOrderPrompt(Prompt):
 
     async def handle(self, summary: str) -> list[McpResponse]:
         return [
-            McpResponse.text("Summarize the order and identify missing data.")
-            .asUser(),
-            McpResponse.text("I will check totals, status and delivery details.")
-            .asAssistant(),
+            McpResponse.text("Summarize the order and identify missing data.").asUser(),
+            McpResponse.text("I will check totals, status and delivery details.").asAssistant(),
             McpResponse.text(summary).asUser(),
         ]
 
@@ -175,14 +175,15 @@ class AnnotatedOrderTool(Tool):
     async def handle(self) -> McpResponse:
         original = McpResponse.structured({"order_id": 42, "status": "ready"})
         return (
-            original
-            .withMeta({"example.org/trace": "order-42"})
+            original.withMeta({"example.org/trace": "order-42"})
             .withContentMeta({"example.org/source": "orders"})
-            .withAnnotations(ContentAnnotations(
-                audience=("assistant",),
-                priority=0.8,
-                last_modified="2026-10-21T12:00:00Z",
-            ))
+            .withAnnotations(
+                ContentAnnotations(
+                    audience=("assistant",),
+                    priority=0.8,
+                    last_modified="2026-10-21T12:00:00Z",
+                )
+            )
         )
 
 
@@ -247,22 +248,24 @@ class ResponsesServer(Server):
 
 async def test_report_summary_tool_returns_text_and_a_link_it_does_not_read() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "report-summary"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [
-            {"type": "text", "text": "The latest report contains 12 completed orders."},
-            {
-                "type": "resource_link",
-                "uri": "reports://latest",
-                "name": "latest-report",
-                "title": "Latest report",
-                "description": "Read the complete report.",
-                "mimeType": "application/json",
-            },
-        ],
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [
+                {"type": "text", "text": "The latest report contains 12 completed orders."},
+                {
+                    "type": "resource_link",
+                    "uri": "reports://latest",
+                    "name": "latest-report",
+                    "title": "Latest report",
+                    "description": "Read the complete report.",
+                    "mimeType": "application/json",
+                },
+            ],
+            "isError": False,
+        }
+    )
     # The link neither registers nor reads its target.
     unread = await call(ResponsesServer, "resources/read", {"uri": "reports://latest"})
     assert unread["error"]["code"] == INVALID_PARAMS
@@ -271,22 +274,15 @@ async def test_report_summary_tool_returns_text_and_a_link_it_does_not_read() ->
 async def test_order_summary_tool_returns_the_documented_result() -> None:
     params = {"name": "order-summary", "arguments": {"order_id": 42}}
     reply = await call(ResponsesServer, "tools/call", params)
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [
-            {
-                "type": "text",
-                "text": "{\"order_id\":42,\"status\":\"ready\",\"total\":42.5}"
-            }
-        ],
-        "structuredContent": {
-            "order_id": 42,
-            "status": "ready",
-            "total": 42.5
-        },
-        "isError": False
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [{"type": "text", "text": '{"order_id":42,"status":"ready","total":42.5}'}],
+            "structuredContent": {"order_id": 42, "status": "ready", "total": 42.5},
+            "isError": False,
+        }
+    )
 
 
 async def test_order_summary_tool_publishes_its_input_and_output_schemas() -> None:
@@ -302,23 +298,25 @@ async def test_order_summary_tool_publishes_its_input_and_output_schemas() -> No
 
 async def test_brand_assets_tool_returns_image_and_audio_encoded_once() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "brand-assets"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [
-            {
-                "type": "image",
-                "data": base64.b64encode(BRAND_FILES["brand/logo.png"]).decode(),
-                "mimeType": "image/png",
-            },
-            {
-                "type": "audio",
-                "data": base64.b64encode(BRAND_FILES["brand/welcome.wav"]).decode(),
-                "mimeType": "audio/wav",
-            },
-        ],
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [
+                {
+                    "type": "image",
+                    "data": base64.b64encode(BRAND_FILES["brand/logo.png"]).decode(),
+                    "mimeType": "image/png",
+                },
+                {
+                    "type": "audio",
+                    "data": base64.b64encode(BRAND_FILES["brand/welcome.wav"]).decode(),
+                    "mimeType": "audio/wav",
+                },
+            ],
+            "isError": False,
+        }
+    )
 
 
 async def test_brand_assets_tool_reads_both_files_from_the_local_storage(
@@ -365,40 +363,51 @@ async def test_brand_assets_tool_reads_both_files_from_the_local_storage(
 def test_resource_example_encodes_json_msgpack_and_csv() -> None:
     value = {"ready": True, "count": 2}
     json_resource = McpResponse.resource(
-        "reports://status", value, "application/json",
+        "reports://status",
+        value,
+        "application/json",
     )
     packed_resource = McpResponse.resource(
-        "reports://status", value, "application/msgpack",
+        "reports://status",
+        value,
+        "application/msgpack",
     )
     csv_resource = McpResponse.resource(
-        "reports://orders.csv", "id,status\n42,ready\n", "text/csv",
+        "reports://orders.csv",
+        "id,status\n42,ready\n",
+        "text/csv",
     )
 
     assert msgspec.json.decode(json_resource.content[0].resource.text) == value
-    assert msgspec.msgpack.decode(
-        base64.b64decode(packed_resource.content[0].resource.blob),
-    ) == value
+    assert (
+        msgspec.msgpack.decode(
+            base64.b64decode(packed_resource.content[0].resource.blob),
+        )
+        == value
+    )
     assert csv_resource.content[0].resource.text.startswith("id,status")
 
 
 async def test_review_order_prompt_makes_one_message_per_block_with_its_role() -> None:
     params = {"name": "review-order", "arguments": {"summary": "Order 42: 2 items."}}
     reply = await call(ResponsesServer, "prompts/get", params)
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "messages": [
-            {
-                "role": "user",
-                "content": {"type": "text", "text": "Summarize the order and identify missing data."},
-            },
-            {
-                "role": "assistant",
-                "content": {"type": "text", "text": "I will check totals, status and delivery details."},
-            },
-            {"role": "user", "content": {"type": "text", "text": "Order 42: 2 items."}},
-        ],
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "messages": [
+                {
+                    "role": "user",
+                    "content": {"type": "text", "text": "Summarize the order and identify missing data."},
+                },
+                {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "I will check totals, status and delivery details."},
+                },
+                {"role": "user", "content": {"type": "text", "text": "Order 42: 2 items."}},
+            ],
+        }
+    )
 
 
 async def test_review_order_prompt_requires_its_summary() -> None:
@@ -408,23 +417,27 @@ async def test_review_order_prompt_requires_its_summary() -> None:
 
 async def test_find_order_tool_reports_a_missing_order_as_a_tool_error() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "find-order", "arguments": {"order_id": 7}})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [{"type": "text", "text": "Order not found."}],
-        "isError": True,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [{"type": "text", "text": "Order not found."}],
+            "isError": True,
+        }
+    )
 
 
 async def test_find_order_tool_returns_the_order() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "find-order", "arguments": {"order_id": 42}})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [{"type": "text", "text": "{\"order_id\":42,\"status\":\"ready\"}"}],
-        "structuredContent": {"order_id": 42, "status": "ready"},
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [{"type": "text", "text": '{"order_id":42,"status":"ready"}'}],
+            "structuredContent": {"order_id": 42, "status": "ready"},
+            "isError": False,
+        }
+    )
 
 
 async def test_find_order_tool_reports_invalid_arguments_as_a_tool_error() -> None:
@@ -438,14 +451,15 @@ async def test_find_order_tool_reports_invalid_arguments_as_a_tool_error() -> No
 def test_metadata_example_keeps_the_original_and_annotates_a_copy() -> None:
     original = McpResponse.structured({"order_id": 42, "status": "ready"})
     annotated = (
-        original
-        .withMeta({"example.org/trace": "order-42"})
+        original.withMeta({"example.org/trace": "order-42"})
         .withContentMeta({"example.org/source": "orders"})
-        .withAnnotations(ContentAnnotations(
-            audience=("assistant",),
-            priority=0.8,
-            last_modified="2026-10-21T12:00:00Z",
-        ))
+        .withAnnotations(
+            ContentAnnotations(
+                audience=("assistant",),
+                priority=0.8,
+                last_modified="2026-10-21T12:00:00Z",
+            )
+        )
     )
 
     assert original.meta == {}
@@ -455,24 +469,26 @@ def test_metadata_example_keeps_the_original_and_annotates_a_copy() -> None:
 
 async def test_metadata_example_reaches_result_meta_and_every_block_on_the_wire() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "annotated-order"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": {"example.org/trace": "order-42", **server_info()},
-        "content": [
-            {
-                "type": "text",
-                "text": "{\"order_id\":42,\"status\":\"ready\"}",
-                "annotations": {
-                    "audience": ["assistant"],
-                    "priority": 0.8,
-                    "lastModified": "2026-10-21T12:00:00Z",
-                },
-                "_meta": {"example.org/source": "orders"},
-            }
-        ],
-        "structuredContent": {"order_id": 42, "status": "ready"},
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": {"example.org/trace": "order-42", **server_info()},
+            "content": [
+                {
+                    "type": "text",
+                    "text": '{"order_id":42,"status":"ready"}',
+                    "annotations": {
+                        "audience": ["assistant"],
+                        "priority": 0.8,
+                        "lastModified": "2026-10-21T12:00:00Z",
+                    },
+                    "_meta": {"example.org/source": "orders"},
+                }
+            ],
+            "structuredContent": {"order_id": 42, "status": "ready"},
+            "isError": False,
+        }
+    )
 
 
 async def test_store_hours_tool_publishes_its_annotations_as_hints() -> None:
@@ -492,58 +508,66 @@ async def test_store_hours_tool_publishes_its_annotations_as_hints() -> None:
 
 async def test_store_hours_tool_result_carries_no_cache_hint() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "store-hours"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "content": [{"type": "text", "text": "Monday to Friday, 09:00–17:00 UTC."}],
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "content": [{"type": "text", "text": "Monday to Friday, 09:00–17:00 UTC."}],
+            "isError": False,
+        }
+    )
 
 
 async def test_public_catalog_resource_is_listed_with_its_icon() -> None:
     reply = await call(ResponsesServer, "resources/list")
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "ttlMs": 0,
-        "cacheScope": "private",
-        "resources": [
-            {
-                "uri": "catalog://public",
-                "name": "public-catalog",
-                "mimeType": "application/json",
-                "icons": [{"src": "https://example.org/catalog.svg", "mimeType": "image/svg+xml"}],
-            }
-        ],
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "resources": [
+                {
+                    "uri": "catalog://public",
+                    "name": "public-catalog",
+                    "mimeType": "application/json",
+                    "icons": [{"src": "https://example.org/catalog.svg", "mimeType": "image/svg+xml"}],
+                }
+            ],
+        }
+    )
 
 
 async def test_public_catalog_resource_read_carries_its_public_cache_hint() -> None:
     reply = await call(ResponsesServer, "resources/read", {"uri": "catalog://public"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info(),
-        "contents": [
-            {
-                "uri": "catalog://public",
-                "text": "{\"categories\":[\"books\",\"music\"]}",
-                "mimeType": "application/json",
-            }
-        ],
-        "ttlMs": 30_000,
-        "cacheScope": "public",
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info(),
+            "contents": [
+                {
+                    "uri": "catalog://public",
+                    "text": '{"categories":["books","music"]}',
+                    "mimeType": "application/json",
+                }
+            ],
+            "ttlMs": 30_000,
+            "cacheScope": "public",
+        }
+    )
 
 
 async def test_explicit_result_tool_is_published_as_returned() -> None:
     reply = await call(ResponsesServer, "tools/call", {"name": "explicit-result"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": {"example.org/source": "integration", **server_info()},
-        "content": [{"type": "text", "text": "Ready"}],
-        "structuredContent": {"ready": True},
-        "isError": False,
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": {"example.org/source": "integration", **server_info()},
+            "content": [{"type": "text", "text": "Ready"}],
+            "structuredContent": {"ready": True},
+            "isError": False,
+        }
+    )
 
 
 # -- seed: content, serialization and metadata -----------------------------------------
@@ -590,13 +614,15 @@ def test_directory_server_compiles_one_template() -> None:
 
 async def test_reading_a_user_resource_returns_its_uri_variable() -> None:
     reply = await call(DirectoryServer, "resources/read", {"uri": "demo://users/42"})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info("Directory"),
-        "contents": [{"uri": "demo://users/42", "text": "{\"id\":\"42\"}", "mimeType": "application/json"}],
-        "ttlMs": 0,
-        "cacheScope": "private",
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info("Directory"),
+            "contents": [{"uri": "demo://users/42", "text": '{"id":"42"}', "mimeType": "application/json"}],
+            "ttlMs": 0,
+            "cacheScope": "private",
+        }
+    )
     assert msgspec.json.decode(reply["result"]["contents"][0]["text"]) == {"id": "42"}
 
 
@@ -628,18 +654,22 @@ def test_guide_server_compiles_the_explain_prompt() -> None:
 
 async def test_explain_prompt_produces_one_user_message() -> None:
     reply = await call(GuideServer, "prompts/get", {"name": "explain", "arguments": {"topic": "routing"}})
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info("Guide"),
-        "messages": [{"role": "user", "content": {"type": "text", "text": "Explain routing"}}],
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info("Guide"),
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Explain routing"}}],
+        }
+    )
 
 
 async def test_explain_prompt_completes_its_topic() -> None:
     params = {"ref": {"type": "ref/prompt", "name": "explain"}, "argument": {"name": "topic", "value": ""}}
     reply = await call(GuideServer, "completion/complete", params)
-    assert reply == ok({
-        "resultType": "complete",
-        "_meta": server_info("Guide"),
-        "completion": {"values": ["sessions", "routing"]},
-    })
+    assert reply == ok(
+        {
+            "resultType": "complete",
+            "_meta": server_info("Guide"),
+            "completion": {"values": ["sessions", "routing"]},
+        }
+    )

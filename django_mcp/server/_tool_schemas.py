@@ -25,7 +25,7 @@ def input_schema(input_type: Any, label: str) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": False}
     if isinstance(input_type, dict):
         if input_type.get("type") != "object":
-            raise ImproperlyConfigured(f"{label}.input: a raw input schema must have \"type\": \"object\"")
+            raise ImproperlyConfigured(f'{label}.input: a raw input schema must have "type": "object"')
         _check_header_annotations(input_type, label)
         return input_type
     if not (isinstance(input_type, type) and issubclass(input_type, Schema)):

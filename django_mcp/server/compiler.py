@@ -60,6 +60,7 @@ __all__ = [
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 _URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$")
 
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Entry:
     component: type[Any]
@@ -240,9 +241,7 @@ def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str
         except (TypeError, ValueError) as exc:
             raise ImproperlyConfigured(f"{label}.meta: {exc}") from None
     permissions = component.permissions
-    if isinstance(permissions, str) or not all(
-        isinstance(p, str) and "." in p for p in permissions
-    ):
+    if isinstance(permissions, str) or not all(isinstance(p, str) and "." in p for p in permissions):
         raise ImproperlyConfigured(
             f"{label}.permissions must be a tuple of 'app_label.codename' strings, got {permissions!r}"
         )
@@ -405,9 +404,7 @@ def _template(component: type[Resource], uri_template: Any, label: str) -> UriTe
         raise ImproperlyConfigured(f"{label}.uri_template must be a non-empty string")
     matcher = component.__dict__.get("match")
     if matcher is None:
-        matcher = next(
-            (vars(base)["match"] for base in component.__mro__[1:] if "match" in vars(base)), None
-        )
+        matcher = next((vars(base)["match"] for base in component.__mro__[1:] if "match" in vars(base)), None)
     bound: Callable[[str], Any] | None = None
     if matcher is not None:
         if not isinstance(matcher, staticmethod | classmethod):
@@ -433,9 +430,7 @@ def _tool_annotations(annotations: ToolAnnotations) -> ToolAnnotationsDefinition
             ("open_world_hint", annotations.open_world),
         )
     }
-    return ToolAnnotationsDefinition(
-        title=UNSET if annotations.title is None else annotations.title, **hints
-    )
+    return ToolAnnotationsDefinition(title=UNSET if annotations.title is None else annotations.title, **hints)
 
 
 def _icons(owner: Any, label: str) -> tuple[Icon, ...] | Any:

@@ -92,27 +92,19 @@ class ContentAnnotations:
             if isinstance(self.audience, str) or not all(
                 role in ("user", "assistant") for role in self.audience
             ):
-                raise ValueError(
-                    f"audience must be a tuple of 'user'/'assistant', got {self.audience!r}"
-                )
+                raise ValueError(f"audience must be a tuple of 'user'/'assistant', got {self.audience!r}")
         if self.priority is not None:
             if isinstance(self.priority, bool) or not isinstance(self.priority, int | float):
                 raise ValueError(f"priority must be a number, got {self.priority!r}")
             if not (math.isfinite(self.priority) and 0 <= self.priority <= 1):
                 raise ValueError(f"priority must be between 0 and 1, got {self.priority!r}")
-        if self.last_modified is not None and not isinstance(
-            self.last_modified, str | datetime.datetime
-        ):
-            raise ValueError(
-                f"last_modified must be an ISO 8601 str or datetime, got {self.last_modified!r}"
-            )
+        if self.last_modified is not None and not isinstance(self.last_modified, str | datetime.datetime):
+            raise ValueError(f"last_modified must be an ISO 8601 str or datetime, got {self.last_modified!r}")
         if isinstance(self.last_modified, str):
             try:
                 datetime.datetime.fromisoformat(self.last_modified.replace("Z", "+00:00"))
             except ValueError:
-                raise ValueError(
-                    f"last_modified must be ISO 8601, got {self.last_modified!r}"
-                ) from None
+                raise ValueError(f"last_modified must be ISO 8601, got {self.last_modified!r}") from None
 
     def to_wire(self) -> wire.Annotations:
         """Return the wire ``Annotations`` for these hints."""

@@ -104,7 +104,9 @@ class MultipleContentTypesTool(Tool):
         return [
             McpResponse.text("Multiple content types test:"),
             McpResponse.image(PNG, "image/png"),
-            McpResponse.resource("test://mixed-content-resource", '{"test":"data","value":123}', "application/json"),
+            McpResponse.resource(
+                "test://mixed-content-resource", '{"test":"data","value":123}', "application/json"
+            ),
         ]
 
 
@@ -196,7 +198,11 @@ class ElicitationDefaultsTool(Tool):
                     "name": {"type": "string", "default": "John Doe"},
                     "age": {"type": "integer", "default": 30},
                     "score": {"type": "number", "default": 95.5},
-                    "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                    "status": {
+                        "type": "string",
+                        "enum": ["active", "inactive", "pending"],
+                        "default": "active",
+                    },
                     "verified": {"type": "boolean", "default": True},
                 },
             }
@@ -228,7 +234,10 @@ class ElicitationEnumsTool(Tool):
                         "enum": ["opt1", "opt2"],
                         "enumNames": ["Option One", "Option Two"],
                     },
-                    "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2"]}},
+                    "untitledMulti": {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["option1", "option2"]},
+                    },
                     "titledMulti": {
                         "type": "array",
                         "items": {
@@ -351,7 +360,11 @@ NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "re
 def _accepted(request: McpRequest, key: str) -> dict[str, Any] | None:
     """Return the accepted elicitation content for ``key``, if well formed."""
     answer = request.input_responses.get(key)
-    if isinstance(answer, dict) and answer.get("action") == "accept" and isinstance(answer.get("content"), dict):
+    if (
+        isinstance(answer, dict)
+        and answer.get("action") == "accept"
+        and isinstance(answer.get("content"), dict)
+    ):
         return answer["content"]  # type: ignore[no-any-return]
     return None
 
@@ -434,7 +447,11 @@ class IrrMultiRoundTool(Tool):
                 return McpResponse.text(f"{state['name']} likes {color['color']}.")
         step1 = _accepted(request, "step1")
         if state == {"step": 1} and step1 is not None and isinstance(step1.get("name"), str):
-            color_schema = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+            color_schema = {
+                "type": "object",
+                "properties": {"color": {"type": "string"}},
+                "required": ["color"],
+            }
             return input_required(
                 {"step2": elicit("Step 2: What is your favorite color?", color_schema)},
                 state={"step": 2, "name": step1["name"]},
@@ -566,7 +583,11 @@ class IrrPrompt(Prompt):
     def handle(self, request: McpRequest) -> Any:
         content = _accepted(request, "user_context")
         if content is None or not isinstance(content.get("context"), str):
-            schema = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+            schema = {
+                "type": "object",
+                "properties": {"context": {"type": "string"}},
+                "required": ["context"],
+            }
             return input_required({"user_context": elicit("What context should the prompt use?", schema)})
         return McpResponse.text(f"Use the following context: {content['context']}")
 

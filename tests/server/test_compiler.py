@@ -424,7 +424,9 @@ def _header_tool(schema: dict) -> type:  # type: ignore[type-arg]
         },
         {
             "type": "object",
-            "properties": {"a": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "B"}}}},
+            "properties": {
+                "a": {"type": "object", "properties": {"b": {"type": "string", "x-mcp-header": "B"}}}
+            },
         },
         {"type": "object", "$defs": {"x": {"type": "string", "x-mcp-header": "X"}}},
     ],

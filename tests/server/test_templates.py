@@ -237,9 +237,7 @@ def test_reserved_expansion_encodes_bare_percent_and_keeps_triplets() -> None:
     assert expand("{#v}", {"v": "a%2Fb c"}) == "#a%2Fb%20c"
 
 
-@pytest.mark.parametrize(
-    "value", [["a", "b"], ("a", "b"), [], {"a": "b"}, {}], ids=repr
-)
+@pytest.mark.parametrize("value", [["a", "b"], ("a", "b"), [], {"a": "b"}, {}], ids=repr)
 def test_prefix_on_list_or_mapping_is_refused(value: object) -> None:
     template = UriTemplate("demo://{var:3}", matcher=never)
     with pytest.raises(TemplateError) as caught:
@@ -252,9 +250,7 @@ def test_prefix_on_undefined_variable_is_allowed() -> None:
     assert expand("demo://x{/var:3}", {}) == "demo://x"
 
 
-@pytest.mark.parametrize(
-    "value", [None, [], (), {}, [None], {"a": None}], ids=repr
-)
+@pytest.mark.parametrize("value", [None, [], (), {}, [None], {"a": None}], ids=repr)
 def test_empty_containers_and_none_are_undefined(value: object) -> None:
     assert expand("X{/v}{?v}Y", {"v": value}) == "XY"
 
@@ -267,9 +263,7 @@ def test_none_members_and_none_valued_pairs_are_skipped() -> None:
 def test_non_string_scalars_render_with_str() -> None:
     ident = uuid.UUID("12345678-1234-5678-1234-567812345678")
     variables = {"n": 42, "f": 1.5, "id": ident}
-    assert expand("{n}/{f}/{id}", variables) == (
-        "42/1.5/12345678-1234-5678-1234-567812345678"
-    )
+    assert expand("{n}/{f}/{id}", variables) == ("42/1.5/12345678-1234-5678-1234-567812345678")
 
 
 @pytest.mark.parametrize(
@@ -377,9 +371,7 @@ def test_reserved_operator_error_cites_the_rfc() -> None:
 def test_template_error_is_a_value_error_with_fields_in_repr() -> None:
     error = TemplateError("demo://{", "unclosed '{' at position 7")
     assert isinstance(error, ValueError)
-    assert repr(error) == (
-        "TemplateError(template='demo://{', reason=\"unclosed '{' at position 7\")"
-    )
+    assert repr(error) == ("TemplateError(template='demo://{', reason=\"unclosed '{' at position 7\")")
     assert str(error) == "URI template 'demo://{': unclosed '{' at position 7"
 
 
@@ -518,9 +510,7 @@ def test_separate_query_expressions_are_simple() -> None:
         ("doc://{a}{/b}/end", "doc://1/2/end", {"a": "1", "b": "2"}),
     ],
 )
-def test_every_single_variable_operator_matches(
-    template: str, uri: str, expected: dict[str, str]
-) -> None:
+def test_every_single_variable_operator_matches(template: str, uri: str, expected: dict[str, str]) -> None:
     compiled = UriTemplate(template)
     assert compiled.is_simple
     assert compiled.match(uri) == expected
@@ -667,9 +657,7 @@ def test_custom_matcher_wrong_result_is_discarded() -> None:
 
 
 def test_custom_matcher_partial_match_is_discarded() -> None:
-    template = UriTemplate(
-        "demo://users/{user_id}", matcher=lambda uri: {"user_id": "42"}
-    )
+    template = UriTemplate("demo://users/{user_id}", matcher=lambda uri: {"user_id": "42"})
     assert template.match("demo://users/42") == {"user_id": "42"}
     assert template.match("demo://users/42/extra") is None
 
