@@ -19,9 +19,15 @@ __all__ = ["decode_cursor", "encode_cursor"]
 _SALT = "django_mcp.cursor"
 
 
+def _signer() -> signing.Signer:
+    # No timestamp: the same page always gets the same cursor (stable
+    # cursors, MCP 2026-07-28 pagination SHOULD), and cursors never expire.
+    return signing.Signer(salt=_SALT)
+
+
 def encode_cursor(method: str, catalog: str, offset: int) -> str:
     """Return a signed cursor for ``offset`` in ``method``'s listing."""
-    return signing.dumps([method, catalog, offset], salt=_SALT, compress=False)
+    return _signer().sign_object([method, catalog, offset])
 
 
 def decode_cursor(cursor: object, method: str, catalog: str) -> int:
@@ -29,7 +35,7 @@ def decode_cursor(cursor: object, method: str, catalog: str) -> int:
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor: must be a string")
     try:
-        value = signing.loads(cursor, salt=_SALT)
+        value = _signer().unsign_object(cursor)
     except signing.BadSignature:
         raise InvalidParams("Invalid cursor") from None
     if (

@@ -191,6 +191,20 @@ class RequestMeta:
     progress_token: Any
     raw: Mapping[str, Any]
 
+    def context(self, *, http_request: Any = None, user: Any = None) -> CallContext:
+        """Return the 2026-07-28 ``CallContext`` these keys describe."""
+        return CallContext(
+            era="modern",
+            protocol_version=self.protocol_version,
+            client_capabilities=self.client_capabilities,
+            client_info=self.client_info,
+            log_level=self.log_level,
+            progress_token=self.progress_token,
+            meta=self.raw,
+            http_request=http_request,
+            user=user,
+        )
+
 
 def read_meta(envelope: Envelope) -> RequestMeta:
     """Return the request's ``_meta`` or raise ``MissingMeta`` (-32602)."""
@@ -235,17 +249,7 @@ def modern_context(envelope: Envelope, *, http_request: Any = None, user: Any = 
     """Validate a 2026-07-28 request's ``_meta`` and return its context."""
     meta = read_meta(envelope)
     check_version(meta.protocol_version)
-    return CallContext(
-        era="modern",
-        protocol_version=meta.protocol_version,
-        client_capabilities=meta.client_capabilities,
-        client_info=meta.client_info,
-        log_level=meta.log_level,
-        progress_token=meta.progress_token,
-        meta=meta.raw,
-        http_request=http_request,
-        user=user,
-    )
+    return meta.context(http_request=http_request, user=user)
 
 
 # --------------------------------------------------------------- encoding

@@ -207,17 +207,7 @@ class McpView(View):
             dispatcher.check_method(envelope.method, "modern")
         except McpError as error:
             return _json_error(envelope.id, error, error.http_status)
-        ctx = CallContext(
-            era="modern",
-            protocol_version=meta.protocol_version,
-            client_capabilities=meta.client_capabilities,
-            client_info=meta.client_info,
-            log_level=meta.log_level,
-            progress_token=meta.progress_token,
-            meta=meta.raw,
-            http_request=request,
-            user=user,
-        )
+        ctx = meta.context(http_request=request, user=user)
         if envelope.method == "subscriptions/listen":
             return await self._listen(request, dispatcher, envelope, ctx)
         return await self._run(request, dispatcher, envelope, ctx)
@@ -361,11 +351,8 @@ class McpView(View):
     async def get(self, request: HttpRequest) -> HttpResponseBase:
         """Open a legacy session's notification stream (405 without a session)."""
         dispatcher = self._dispatcher()
-        refused = self._refuse(request)
-        if refused is not None:
-            return refused
         session = await self._session(request, dispatcher)
-        if isinstance(session, HttpResponse):
+        if not isinstance(session, LegacySession):
             return session
         if not isinstance(request, ASGIRequest):
             # A WSGI worker cannot hold a stream open; legacy clients accept
@@ -377,17 +364,21 @@ class McpView(View):
 
     async def delete(self, request: HttpRequest) -> HttpResponseBase:
         """End a legacy session (405 without a session)."""
-        dispatcher = self._dispatcher()
-        refused = self._refuse(request)
-        if refused is not None:
-            return refused
-        session = await self._session(request, dispatcher)
-        if isinstance(session, HttpResponse):
+        session = await self._session(request, self._dispatcher())
+        if not isinstance(session, LegacySession):
             return session
         await session.delete()
         return HttpResponse(status=204)
 
     async def _session(self, request: HttpRequest, dispatcher: Dispatcher) -> LegacySession | HttpResponse:
+        """Return the request's legacy session, or the response refusing it.
+
+        Host/Origin are checked first (403); no session header is 405, an
+        unknown or ended session 404.
+        """
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         session_id = request.headers.get(SESSION_HEADER)
         if session_id is None:
             return _not_allowed()
