@@ -53,6 +53,7 @@ __all__ = [
     "encoded_size",
     "error_reply",
     "is_valid_id",
+    "legacy_context",
     "modern_context",
     "parse_message",
     "read_meta",
@@ -243,6 +244,38 @@ def check_version(version: str) -> None:
 
 
 _MODERN = tuple(v for v in SUPPORTED_VERSIONS if v not in LEGACY_VERSIONS)
+
+
+def legacy_context(
+    envelope: Envelope,
+    session: Any,
+    *,
+    http_request: Any = None,
+    user: Any = None,
+    client_request: ClientRequest | None = None,
+) -> CallContext:
+    """Return the context of a request inside a 2025-11-25 session.
+
+    ``session`` holds what ``initialize`` negotiated (``version``,
+    ``capabilities``, ``client_info``) and the level ``logging/setLevel``
+    chose; the request itself may only add a ``progressToken``.
+    """
+    meta = envelope.params.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
+    token = meta.get("progressToken")
+    return CallContext(
+        era="legacy",
+        protocol_version=session.version,
+        client_capabilities=session.capabilities,
+        client_info=session.client_info,
+        log_level=session.log_level,
+        progress_token=token if is_valid_id(token) else None,
+        meta=meta,
+        http_request=http_request,
+        user=user,
+        client_request=client_request,
+        session=session,
+    )
 
 
 def modern_context(envelope: Envelope, *, http_request: Any = None, user: Any = None) -> CallContext:

@@ -52,6 +52,7 @@ from django_mcp.envelope import (
     encode_error,
     encode_notification,
     error_reply,
+    legacy_context,
     parse_message,
     read_meta,
 )
@@ -282,19 +283,7 @@ class McpView(View):
             return HttpResponse(status=202)
         if envelope.method == "initialize":
             return _json_error(envelope.id, InvalidRequest("Session already initialized"), 400)
-        meta = envelope.params.get("_meta")
-        ctx = CallContext(
-            era="legacy",
-            protocol_version=session.version,
-            client_capabilities=session.capabilities,
-            client_info=session.client_info,
-            log_level=session.log_level,
-            progress_token=meta.get("progressToken") if isinstance(meta, dict) else None,
-            meta=meta if isinstance(meta, dict) else {},
-            http_request=request,
-            user=user,
-            session=session,
-        )
+        ctx = legacy_context(envelope, session, http_request=request, user=user)
         return await self._run(request, dispatcher, envelope, ctx, legacy_session=session)
 
     # ---------------------------------------------------------- execution

@@ -60,6 +60,7 @@ from django_mcp.envelope import (
     Envelope,
     encode_error,
     encode_notification,
+    legacy_context,
     modern_context,
     parse_message,
 )
@@ -498,22 +499,8 @@ class _Connection:
             task.add_done_callback(self._background.discard)
 
     def _legacy_context(self, envelope: Envelope, call: _Call) -> CallContext:
-        session = self._session
-        assert session is not None
-        meta = envelope.params.get("_meta")
-        meta = meta if isinstance(meta, dict) else {}
-        token = meta.get("progressToken")
-        return CallContext(
-            era="legacy",
-            protocol_version=session.version,
-            client_capabilities=session.capabilities,
-            client_info=session.client_info,
-            log_level=session.log_level,
-            progress_token=token if isinstance(token, str) or type(token) is int else None,
-            meta=meta,
-            session=session,
-            client_request=self._client_requester(call),
-        )
+        assert self._session is not None
+        return legacy_context(envelope, self._session, client_request=self._client_requester(call))
 
     def _client_requester(self, call: _Call) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
         async def client_request(method: str, params: dict[str, Any]) -> Any:
