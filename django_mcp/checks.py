@@ -24,7 +24,8 @@ Settings (``check_settings``):
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
 
-Servers (``check_servers``): ``E015`` a registered server does not compile.
+Servers (``check_servers``): ``E015`` a registered server does not compile;
+``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user).
 
 Deployment (``manage.py check --deploy``):
 
@@ -326,6 +327,17 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                     )
                 )
                 continue
+            if kind == "local" and getattr(server, "login_required", False):
+                messages.append(
+                    CheckWarning(
+                        f"{where} ({server.__module__}.{server.__qualname__}) sets login_required, "
+                        "but STDIO requests carry no Django user.",
+                        hint="Whoever can start `manage.py mcp_stdio` uses every component; take "
+                        "credentials from the environment, or publish the server with web() only.",
+                        obj=server,
+                        id="django_mcp.W003",
+                    )
+                )
             try:
                 compile_server(server)
             except ImproperlyConfigured as exc:

@@ -56,15 +56,17 @@ class Registry:
                 f"cannot register {_qual(server)}"
             )
         server.compiled()  # fail at startup, not on the first request
-        self._registry[kind][key] = server
+        # Rebuild rather than mutate: autodiscover_modules() rolls back a
+        # failed import with a shallow copy of ``_registry``.
+        self._registry = {**self._registry, kind: {**self._registry[kind], key: server}}
         return server
 
     def unregister(self, kind: str, key: str) -> None:
         """Remove a registration (mainly for tests)."""
-        try:
-            del self._registry[kind][key]
-        except KeyError:
-            raise NotRegistered(f"no {kind} server registered as {key!r}") from None
+        if key not in self._registry[kind]:
+            raise NotRegistered(f"no {kind} server registered as {key!r}")
+        remaining = {k: v for k, v in self._registry[kind].items() if k != key}
+        self._registry = {**self._registry, kind: remaining}
 
     def get(self, kind: str, key: str) -> type[Server]:
         """Return the server registered as ``key`` or raise ``NotRegistered``."""

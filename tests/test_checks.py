@@ -608,3 +608,26 @@ def test_check_deploy_command_prints_warnings(settings: Any) -> None:
     call_command("check", "--deploy", "--tag", "django_mcp", stdout=io.StringIO(), stderr=stderr)
     assert "(django_mcp.W001)" in stderr.getvalue()
     assert "(django_mcp.W002)" in stderr.getvalue()
+
+
+# ------------------------------------------------------------------ W003
+
+
+class LoginServer(Server):
+    tools = (EchoTool,)
+    login_required = True
+
+
+def test_local_server_requiring_login_is_w003(servers: None) -> None:
+    registry.local("guarded", LoginServer)
+    registry.web("guarded", LoginServer)  # over HTTP login_required works: no warning
+    assert check_servers() == [
+        Warning(
+            f"local server 'guarded' ({HERE}.LoginServer) sets login_required, "
+            "but STDIO requests carry no Django user.",
+            hint="Whoever can start `manage.py mcp_stdio` uses every component; take "
+            "credentials from the environment, or publish the server with web() only.",
+            obj=LoginServer,
+            id="django_mcp.W003",
+        )
+    ]

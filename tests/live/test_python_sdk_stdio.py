@@ -29,7 +29,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -138,9 +138,9 @@ class StdioServer:
 
 
 @pytest.fixture
-def server(database: Path, tmp_path: Path) -> Iterator[StdioServer]:
+def server(database: Path, tmp_path: Path) -> StdioServer:
     """Return a launcher for the demo library's STDIO server."""
-    yield StdioServer(database, tmp_path / "stderr.log")
+    return StdioServer(database, tmp_path / "stderr.log")
 
 
 def text_of(blocks: list[Any]) -> str:
