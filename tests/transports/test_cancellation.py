@@ -1,0 +1,146 @@
+"""Closing a 2026-07-28 response stream cancels the request's handler.
+
+MCP 2026-07-28 streamable-http: on HTTP the client cancels a request by
+closing its response stream. These tests run the real Django ASGI handler
+with an in-memory ASGI peer: the request's first SSE event arrives, the
+peer sends ``http.disconnect``, and the handler must see its task
+cancelled; a closed ``subscriptions/listen`` stream must stop listening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.handlers.asgi import ASGIHandler
+from django.urls import path
+
+from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp.events import get_backend
+
+
+class Signals:
+    """Per-test events the tool reports through (bound to the test's loop)."""
+
+    started: asyncio.Event
+    cancelled: asyncio.Event
+
+
+class WaitForeverTool(Tool):
+    """Report progress, then wait until cancelled."""
+
+    async def handle(self, request: McpRequest):  # type: ignore[no-untyped-def]
+        yield McpResponse.progress(1, 2, "started")
+        Signals.started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            Signals.cancelled.set()
+            raise
+        yield McpResponse.text("never")
+
+
+class CancellableServer(Server):
+    name = "cancellable"
+    tools = (WaitForeverTool,)
+
+
+urls = types.ModuleType("cancellation_urls")
+urls.urlpatterns = [path("mcp", CancellableServer.as_view())]  # type: ignore[attr-defined]
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+@pytest.fixture(autouse=True)
+def _urls(settings: Any) -> Iterator[None]:
+    settings.ROOT_URLCONF = urls
+    yield
+
+
+class AsgiPeer:
+    """Play the ASGI server: feed one request, collect what Django sends."""
+
+    def __init__(self, method: str, params: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": method,
+            "params": {**params, "_meta": {**META, **(meta or {})}},
+        }
+        headers = [
+            (b"host", b"localhost"),
+            (b"content-type", b"application/json"),
+            (b"accept", b"application/json, text/event-stream"),
+            (b"mcp-protocol-version", b"2026-07-28"),
+            (b"mcp-method", method.encode()),
+        ]
+        if "name" in params:
+            headers.append((b"mcp-name", params["name"].encode()))
+        self.scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": "/mcp",
+            "raw_path": b"/mcp",
+            "query_string": b"",
+            "root_path": "",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("localhost", 80),
+        }
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.inbox.put_nowait({"type": "http.request", "body": json.dumps(body).encode(), "more_body": False})
+        self.chunks: list[bytes] = []
+        self.first_chunk = asyncio.Event()
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.inbox.get()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and message.get("body"):
+            self.chunks.append(message["body"])
+            self.first_chunk.set()
+
+    def start(self) -> asyncio.Task[None]:
+        return asyncio.ensure_future(ASGIHandler()(self.scope, self.receive, self.send))
+
+    def disconnect(self) -> None:
+        self.inbox.put_nowait({"type": "http.disconnect"})
+
+
+async def test_disconnecting_from_the_response_stream_cancels_the_tool() -> None:
+    Signals.started, Signals.cancelled = asyncio.Event(), asyncio.Event()
+    peer = AsgiPeer("tools/call", {"name": "wait-forever", "arguments": {}}, meta={"progressToken": "t"})
+    app = peer.start()
+    await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
+    assert b"notifications/progress" in peer.chunks[0]
+    await asyncio.wait_for(Signals.started.wait(), timeout=5)
+
+    peer.disconnect()
+
+    await asyncio.wait_for(Signals.cancelled.wait(), timeout=5)
+    await asyncio.wait_for(app, timeout=5)
+
+
+async def test_disconnecting_from_a_listen_stream_stops_listening() -> None:
+    backend = get_backend()
+    peer = AsgiPeer("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    app = peer.start()
+    await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
+    ack = json.loads(peer.chunks[0].removeprefix(b"data: "))
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert len(backend._listeners) == 1  # type: ignore[attr-defined]
+
+    peer.disconnect()
+
+    await asyncio.wait_for(app, timeout=5)
+    assert backend._listeners == set()  # type: ignore[attr-defined]
