@@ -64,3 +64,20 @@ def test_backend_check_reports_a_malformed_url(settings) -> None:  # type: ignor
     from django_mcp.events.redis import RedisEventBackend
 
     assert [m.id for m in RedisEventBackend().check()] == ["django_mcp.E021"]
+
+
+def test_backend_check_reports_a_missing_redis_package(settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import builtins
+
+    from django_mcp.events.redis import RedisEventBackend
+
+    real_import = builtins.__import__
+
+    def no_redis(name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if name == "redis" or name.startswith("redis."):
+            raise ImportError("No module named 'redis'")
+        return real_import(name, *args, **kwargs)
+
+    backend = RedisEventBackend()
+    monkeypatch.setattr(builtins, "__import__", no_redis)
+    assert [m.id for m in backend.check()] == ["django_mcp.E020"]

@@ -1,0 +1,129 @@
+"""Signed requestState and input-request checks of multi round-trip requests.
+
+The state a handler returns is signed and bound to the method, the
+component, the arguments and the caller; a retry presenting it anywhere
+else, later than MCP_REQUEST_STATE_MAX_AGE, or modified, is refused with
+-32602. Input requests may only use kinds the client declared (-32021).
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from django_mcp._continuation import check_input_requests, seal_state, unseal_state
+from django_mcp.context import McpRequest
+from django_mcp.exceptions import InvalidParams, MissingClientCapability
+from django_mcp.inputs import elicit, elicit_url, input_required, list_roots, sample
+from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.results import InputRequest, InputRequiredResult
+
+ALICE = SimpleNamespace(is_authenticated=True, pk=1)
+BOB = SimpleNamespace(is_authenticated=True, pk=2)
+BINDING: dict[str, Any] = {"method": "tools/call", "target": "book", "arguments": {"isbn": "1"}, "user": ALICE}
+
+
+def test_state_round_trips_for_the_same_request_and_caller() -> None:
+    token = seal_state({"step": 2, "name": "Ana"}, **BINDING)
+    assert isinstance(token, str)
+    assert unseal_state(token, **BINDING) == {"step": 2, "name": "Ana"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"method": "prompts/get"},
+        {"target": "other-tool"},
+        {"arguments": {"isbn": "2"}},
+        {"user": BOB},
+        {"user": SimpleNamespace(is_authenticated=False, pk=None)},
+    ],
+    ids=["method", "component", "arguments", "other-user", "anonymous"],
+)
+def test_state_presented_on_another_request_or_by_another_caller_is_refused(change: dict[str, Any]) -> None:
+    token = seal_state("s", **BINDING)
+    with pytest.raises(InvalidParams) as info:
+        unseal_state(token, **{**BINDING, **change})
+    assert info.value.code == jsonrpc.INVALID_PARAMS
+
+
+def test_tampered_state_is_refused() -> None:
+    token = seal_state("s", **BINDING)
+    with pytest.raises(InvalidParams):
+        unseal_state(token + "-TAMPERED", **BINDING)
+    with pytest.raises(InvalidParams):
+        unseal_state(12345, **BINDING)
+
+
+def test_expired_state_is_refused(settings: Any) -> None:
+    settings.MCP_REQUEST_STATE_MAX_AGE = 60
+    token = seal_state("s", **BINDING)
+    later = time.time() + 61
+    with mock.patch("django.core.signing.time.time", return_value=later):
+        with pytest.raises(InvalidParams, match="Expired"):
+            unseal_state(token, **BINDING)
+
+
+def test_argument_order_does_not_change_the_binding() -> None:
+    token = seal_state("s", **{**BINDING, "arguments": {"a": 1, "b": 2}})
+    assert unseal_state(token, **{**BINDING, "arguments": {"b": 2, "a": 1}}) == "s"
+
+
+def _request(capabilities: dict[str, Any]) -> McpRequest:
+    return McpRequest(
+        method="tools/call", params={}, meta={}, protocol_version="2026-07-28", client_capabilities=capabilities
+    )
+
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(
+    ("request_", "capabilities", "needed"),
+    [
+        (elicit("Name?", SCHEMA), {"sampling": {}}, {"elicitation": {"form": {}}}),
+        (elicit_url("Pay", "https://pay.example.com"), {"elicitation": {}}, {"elicitation": {"url": {}}}),
+        (sample("Hi", max_tokens=5), {"elicitation": {}}, {"sampling": {}}),
+        (list_roots(), {}, {"roots": {}}),
+    ],
+    ids=["form", "url-needs-url-mode", "sampling", "roots"],
+)
+def test_input_requests_need_the_declared_client_capability(
+    request_: InputRequest, capabilities: dict[str, Any], needed: dict[str, Any]
+) -> None:
+    with pytest.raises(MissingClientCapability) as info:
+        check_input_requests(input_required({"k": request_}), _request(capabilities))
+    assert info.value.code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert info.value.data == {"requiredCapabilities": needed}
+
+
+def test_declared_capabilities_allow_every_kind() -> None:
+    capabilities = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+    result = input_required(
+        {
+            "a": elicit("Name?", SCHEMA),
+            "b": elicit_url("Pay", "https://pay.example.com"),
+            "c": sample("Hi", max_tokens=5),
+            "d": list_roots(),
+        }
+    )
+    check_input_requests(result, _request(capabilities))
+
+
+def test_an_empty_elicitation_capability_means_form_mode() -> None:
+    check_input_requests(input_required({"a": elicit("Name?", SCHEMA)}), _request({"elicitation": {}}))
+
+
+def test_unknown_input_methods_and_empty_results_are_developer_errors() -> None:
+    with pytest.raises(ValueError, match="unsupported method"):
+        check_input_requests(
+            InputRequiredResult(input_requests={"x": InputRequest(method="tasks/get")}), _request({})
+        )
+    with pytest.raises(ValueError, match="input_requests or request_state"):
+        check_input_requests(InputRequiredResult(), _request({}))
+    with pytest.raises(ValueError):
+        input_required()
