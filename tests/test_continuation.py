@@ -24,7 +24,12 @@ from django_mcp.protocol.results import InputRequest, InputRequiredResult
 
 ALICE = SimpleNamespace(is_authenticated=True, pk=1)
 BOB = SimpleNamespace(is_authenticated=True, pk=2)
-BINDING: dict[str, Any] = {"method": "tools/call", "target": "book", "arguments": {"isbn": "1"}, "user": ALICE}
+BINDING: dict[str, Any] = {
+    "method": "tools/call",
+    "target": "book",
+    "arguments": {"isbn": "1"},
+    "user": ALICE,
+}
 
 
 def test_state_round_trips_for_the_same_request_and_caller() -> None:
@@ -75,7 +80,11 @@ def test_argument_order_does_not_change_the_binding() -> None:
 
 def _request(capabilities: dict[str, Any]) -> McpRequest:
     return McpRequest(
-        method="tools/call", params={}, meta={}, protocol_version="2026-07-28", client_capabilities=capabilities
+        method="tools/call",
+        params={},
+        meta={},
+        protocol_version="2026-07-28",
+        client_capabilities=capabilities,
     )
 
 
