@@ -3,8 +3,8 @@
 The first message is ``notifications/subscriptions/acknowledged`` with the
 subset of the requested filter this server honours (list changes only for
 features it offers, resource subscriptions only when it offers
-``resources.subscribe``). After it, each matching change event becomes a
-notification. Every message carries ``_meta["io.modelcontextprotocol/
+``resources.subscribe`` and only for URIs the caller may read). After it,
+each matching change event becomes a notification. Every message carries ``_meta["io.modelcontextprotocol/
 subscriptionId"]`` = the listen request's id (MCP 2026-07-28
 basic/patterns/subscriptions). Progress and log messages never appear here.
 The stream ends when the transport stops iterating (client gone) or the
@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from django_mcp._methods import find_resource
+from django_mcp.context import McpRequest
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.envelope import CallContext, Envelope, encode_notification
 from django_mcp.events import Event, get_backend, server_key
-from django_mcp.exceptions import InvalidParams
+from django_mcp.exceptions import InvalidParams, ResourceNotFound
 from django_mcp.protocol._base import UNSET
 
 __all__ = ["SUBSCRIPTION_ID", "honoured_filter", "listen"]
@@ -62,6 +64,11 @@ async def listen(dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext) -
     Raises ``InvalidParams`` before yielding anything if the filter is malformed.
     """
     honoured = honoured_filter(dispatcher, envelope.params.get("notifications"))
+    if "resourceSubscriptions" in honoured:
+        request = dispatcher.request_for(envelope, ctx, None)
+        honoured["resourceSubscriptions"] = [
+            uri for uri in honoured["resourceSubscriptions"] if await _readable(dispatcher, uri, request)
+        ]
     meta = {SUBSCRIPTION_ID: envelope.id}
     key = server_key(dispatcher.compiled.server)
     async with get_backend().listen() as events:
@@ -73,6 +80,19 @@ async def listen(dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext) -
             message = _notification_for(event, key, honoured, meta)
             if message is not None:
                 yield message
+
+
+async def _readable(dispatcher: Dispatcher, uri: str, request: McpRequest) -> bool:
+    """Return True when ``uri`` names a resource this caller may read.
+
+    Change notifications reveal activity, so a caller only watches what it
+    could read (SERVER-CHECKLIST §8: drop URIs the caller may not read).
+    """
+    try:
+        await find_resource(dispatcher.compiled, uri, request)
+    except ResourceNotFound:
+        return False
+    return True
 
 
 def _notification_for(
