@@ -98,7 +98,10 @@ _encoder = msgspec.json.Encoder()
 
 
 def is_valid_id(value: Any) -> bool:
-    # MCP: string or integer, never null; bool is an int in Python.
+    """Return True for an id MCP allows: a string or an integer, never null.
+
+    A bool is an int in Python, so the exact type is checked.
+    """
     return isinstance(value, str) or type(value) is int
 
 

@@ -1,0 +1,3 @@
+"""Management commands of django_mcp."""
+
+__all__: list[str] = []

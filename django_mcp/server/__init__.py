@@ -1,0 +1,3 @@
+"""Component declarations, URI templates and the compiler."""
+
+__all__: list[str] = []

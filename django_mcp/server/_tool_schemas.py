@@ -21,6 +21,7 @@ __all__ = ["input_schema", "output_schema"]
 
 
 def input_schema(input_type: Any, label: str) -> dict[str, Any]:
+    """Return the ``inputSchema`` a tool publishes, or raise ``ImproperlyConfigured``."""
     if input_type is None:
         return {"type": "object", "additionalProperties": False}
     if isinstance(input_type, dict):
@@ -98,6 +99,7 @@ def _contains_header(value: Any) -> bool:
 
 
 def output_schema(output_type: Any, label: str) -> dict[str, Any]:
+    """Return the ``outputSchema`` a tool publishes, or raise ``ImproperlyConfigured``."""
     if isinstance(output_type, dict):
         return output_type
     try:

@@ -47,6 +47,12 @@ def plan_handler(
     allowed: tuple[str, ...] = (),
     values: tuple[str, ...] = (),
 ) -> Handler:
+    """Return how to call ``component.<method>``, or raise ``ImproperlyConfigured``.
+
+    ``allowed=("payload",)`` lets one parameter take a tool's payload;
+    ``values`` names what may be injected by parameter name (template
+    variables, prompt arguments, or ``argument``/``value`` for completion).
+    """
     from django_mcp.context import McpRequest
 
     func = inspect.getattr_static(component, method, None)
@@ -106,6 +112,7 @@ def _explain(allowed: tuple[str, ...], values: tuple[str, ...]) -> str:
 
 
 def plan_completer(component: type[Any], label: str) -> Handler | None:
+    """Return the plan of ``complete()``, or None when the component has none."""
     if inspect.getattr_static(component, "complete", None) is None:
         return None
     return plan_handler(component, "complete", label, values=("argument", "value"))

@@ -1,0 +1,3 @@
+"""``mcp_catalog`` and ``mcp_stdio``."""
+
+__all__: list[str] = []
