@@ -587,6 +587,8 @@ def test_deploy_checks_only_run_with_deploy() -> None:
 # ---------------------------------------------------------- call_command
 
 
+# manage.py check also runs Django's model checks, which may query the database.
+@pytest.mark.django_db
 def test_check_command_fails_on_django_mcp_errors(settings: Any) -> None:
     settings.MCP_MAX_PAGE_SIZE = -1
     with pytest.raises(SystemCheckError) as info:
@@ -595,6 +597,8 @@ def test_check_command_fails_on_django_mcp_errors(settings: Any) -> None:
     assert "HINT: Set MCP_MAX_PAGE_SIZE to a positive value; the default is 100." in str(info.value)
 
 
+# manage.py check also runs Django's model checks, which may query the database.
+@pytest.mark.django_db
 def test_check_command_reports_compile_errors(servers: None) -> None:
     registry._registry["web"]["broken"] = DuplicateToolServer
     with pytest.raises(SystemCheckError) as info:
@@ -602,6 +606,8 @@ def test_check_command_reports_compile_errors(servers: None) -> None:
     assert "(django_mcp.E015) web server 'broken'" in str(info.value)
 
 
+# manage.py check also runs Django's model checks, which may query the database.
+@pytest.mark.django_db
 def test_check_deploy_command_prints_warnings(settings: Any) -> None:
     settings.ALLOWED_HOSTS = ["mcp.example.com"]
     stderr = io.StringIO()
