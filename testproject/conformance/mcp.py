@@ -144,6 +144,12 @@ class ErrorHandlingTool(Tool):
         return McpResponse.error("This tool intentionally returns an error for testing")
 
 
+def _elicitation_summary(label: str, answer: dict[str, Any]) -> McpResponse:
+    """Return the text the suite expects after an elicitation round trip."""
+    content = msgspec.json.encode(answer.get("content")).decode()
+    return McpResponse.text(f"{label}: action={answer.get('action')}, content={content}")
+
+
 class SamplingInput(Schema):
     prompt: str
 
@@ -181,8 +187,7 @@ class ElicitationTool(Tool[ElicitationInput]):
                 "required": ["username", "email"],
             }
             return input_required({"user": elicit(payload.message, schema)})
-        content = msgspec.json.encode(answer.get("content")).decode()
-        return McpResponse.text(f"User response: action={answer.get('action')}, content={content}")
+        return _elicitation_summary("User response", answer)
 
 
 class ElicitationDefaultsTool(Tool):
@@ -207,8 +212,7 @@ class ElicitationDefaultsTool(Tool):
                 },
             }
             return input_required({"form": elicit("Please review your information", schema)})
-        content = msgspec.json.encode(answer.get("content")).decode()
-        return McpResponse.text(f"Elicitation completed: action={answer.get('action')}, content={content}")
+        return _elicitation_summary("Elicitation completed", answer)
 
 
 class ElicitationEnumsTool(Tool):
@@ -250,8 +254,7 @@ class ElicitationEnumsTool(Tool):
                 },
             }
             return input_required({"form": elicit("Choose your options", schema)})
-        content = msgspec.json.encode(answer.get("content")).decode()
-        return McpResponse.text(f"Elicitation completed: action={answer.get('action')}, content={content}")
+        return _elicitation_summary("Elicitation completed", answer)
 
 
 JSON_SCHEMA_2020_12 = {
