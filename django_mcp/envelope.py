@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -38,6 +38,7 @@ __all__ = [
     "META_LOG_LEVEL",
     "META_SERVER_INFO",
     "META_VERSION",
+    "CLIENT_REQUEST_TIMEOUT",
     "CallContext",
     "ClientRequest",
     "Emit",
@@ -49,6 +50,7 @@ __all__ = [
     "check_version",
     "encode_error",
     "encode_notification",
+    "encode_request",
     "encode_response",
     "encoded_size",
     "error_reply",
@@ -95,6 +97,9 @@ class Envelope:
 _message_decoder = msgspec.json.Decoder(jsonrpc.IncomingMessage)
 _params_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+
+CLIENT_REQUEST_TIMEOUT: Final = 300.0  # seconds
+"""How long a 2025-11-25 server-to-client request waits for its answer."""
 
 
 def is_valid_id(value: Any) -> bool:
@@ -328,6 +333,11 @@ class _Response(msgspec.Struct, frozen=True):
     jsonrpc: str
     id: Any
     result: Any
+
+
+def encode_request(request_id: Any, method: str, params: Mapping[str, Any]) -> bytes:
+    """Return an encoded server-to-client JSON-RPC request (2025-11-25 only)."""
+    return _encoder.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 
 
 def encode_response(request_id: Any, result: Any) -> bytes:

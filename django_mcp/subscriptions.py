@@ -13,7 +13,7 @@ server shuts down.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from django_mcp._methods import find_resource
@@ -24,7 +24,7 @@ from django_mcp.events import Event, get_backend, server_key
 from django_mcp.exceptions import InvalidParams, ResourceNotFound
 from django_mcp.protocol._base import UNSET
 
-__all__ = ["SUBSCRIPTION_ID", "honoured_filter", "listen"]
+__all__ = ["SUBSCRIPTION_ID", "honoured_filter", "listen", "watches"]
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
@@ -102,7 +102,7 @@ def _notification_for(
         return None
     if event.kind == "resource_updated":
         watched = honoured.get("resourceSubscriptions") or ()
-        if event.uri is not None and _watches(watched, event.uri):
+        if event.uri is not None and watches(watched, event.uri):
             return encode_notification("notifications/resources/updated", {"uri": event.uri, "_meta": meta})
         return None
     for flag, (feature, method) in _LIST_FLAGS.items():
@@ -111,6 +111,7 @@ def _notification_for(
     return None
 
 
-def _watches(watched: Any, uri: str) -> bool:
+def watches(watched: Iterable[str], uri: str) -> bool:
+    """Return True when a subscription to any of ``watched`` covers ``uri``."""
     # A change to a sub-resource counts for the subscribed parent URI.
     return any(uri == base or uri.startswith(base.rstrip("/") + "/") for base in watched)

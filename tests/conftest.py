@@ -114,7 +114,7 @@ def node_bin() -> Path:
 #   encode_error and encode_notification, in every loaded django_mcp module
 #                                 that bound them (the HTTP view's own errors,
 #                                 401 challenges, stream notifications);
-#   transports.http._encode_request   legacy server-to-client requests;
+#   envelope.encode_request (where bound)   legacy server-to-client requests;
 #   subscriptions.listen, transports.http._session_stream
 #                                 tag their notifications modern / legacy.
 # A message encoded outside any era (transport errors before routing) is
@@ -427,7 +427,7 @@ def _install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder)
     original_result = dispatcher.Dispatcher.encode_result
     original_raw = dispatcher.Dispatcher.encode_raw_result
     http = django_mcp.transports.http
-    original_request = http._encode_request
+    original_request = envelope.encode_request
 
     def encode_error(*args: Any, **kwargs: Any) -> bytes:
         body = original_error(*args, **kwargs)
@@ -473,10 +473,11 @@ def _install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder)
             monkeypatch.setattr(module, "encode_error", encode_error)
         if getattr(module, "encode_notification", None) is original_notification:
             monkeypatch.setattr(module, "encode_notification", encode_notification)
+        if getattr(module, "encode_request", None) is original_request:
+            monkeypatch.setattr(module, "encode_request", encode_request)
     monkeypatch.setattr(dispatcher.Dispatcher, "respond", respond)
     monkeypatch.setattr(dispatcher.Dispatcher, "encode_result", encode_result)
     monkeypatch.setattr(dispatcher.Dispatcher, "encode_raw_result", encode_raw_result)
-    monkeypatch.setattr(http, "_encode_request", encode_request)
     monkeypatch.setattr(http, "_session_stream", _tag_stream(http._session_stream, "legacy"))
     subscriptions = django_mcp.subscriptions
     monkeypatch.setattr(subscriptions, "listen", _tag_stream(subscriptions.listen, "modern"))

@@ -30,7 +30,6 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
-import msgspec
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
@@ -44,6 +43,7 @@ from django_mcp.auth import authenticate_request
 from django_mcp.conf import get_limits, get_setting
 from django_mcp.dispatcher import Dispatcher, ServerBusy
 from django_mcp.envelope import (
+    CLIENT_REQUEST_TIMEOUT,
     META_VERSION,
     CallContext,
     Envelope,
@@ -51,6 +51,7 @@ from django_mcp.envelope import (
     check_version,
     encode_error,
     encode_notification,
+    encode_request,
     error_reply,
     legacy_context,
     parse_message,
@@ -80,8 +81,6 @@ logger = logging.getLogger(__name__)
 JSON = "application/json"
 SSE = "text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
-# How long a legacy server-to-client request may wait for its answer.
-CLIENT_REQUEST_TIMEOUT = 300.0  # seconds
 
 _dispatchers: dict[type[Server], Dispatcher] = {}
 
@@ -484,7 +483,7 @@ def _client_requester(session: LegacySession, queue: asyncio.Queue[bytes | _Fina
     async def client_request(method: str, params: dict[str, Any]) -> Any:
         request_id = pending.new_id()
         future = pending.expect(session.id, request_id)
-        queue.put_nowait(_encode_request(request_id, method, params))
+        queue.put_nowait(encode_request(request_id, method, params))
         try:
             return await asyncio.wait_for(future, CLIENT_REQUEST_TIMEOUT)
         except ClientRequestFailed:
@@ -493,10 +492,6 @@ def _client_requester(session: LegacySession, queue: asyncio.Queue[bytes | _Fina
             raise InternalError(f"The client did not answer {method} in time") from None
 
     return client_request
-
-
-def _encode_request(request_id: str, method: str, params: dict[str, Any]) -> bytes:
-    return msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 
 
 async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -554,7 +549,7 @@ async def _session_stream(dispatcher: Dispatcher, session: LegacySession) -> Asy
                 return
             if event.kind != "resource_updated":
                 yield encode_notification(methods[event.kind])
-            elif event.uri is not None and any(_covers(base, event.uri) for base in current.subscriptions):
+            elif event.uri is not None and subscriptions.watches(current.subscriptions, event.uri):
                 yield encode_notification("notifications/resources/updated", {"uri": event.uri})
 
 
@@ -563,8 +558,3 @@ _LIST_CHANGED = {
     "prompts": "notifications/prompts/list_changed",
     "resources": "notifications/resources/list_changed",
 }
-
-
-def _covers(subscribed: str, uri: str) -> bool:
-    # An update of a sub-resource counts for the subscribed URI.
-    return uri == subscribed or uri.startswith(subscribed.rstrip("/") + "/")

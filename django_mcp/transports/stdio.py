@@ -49,17 +49,17 @@ from collections.abc import (
 )
 from typing import IO, Any, Final, cast
 
-import msgspec
-
 from django_mcp import subscriptions
 from django_mcp.conf import get_limits
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.envelope import (
+    CLIENT_REQUEST_TIMEOUT,
     META_VERSION,
     CallContext,
     Envelope,
     encode_error,
     encode_notification,
+    encode_request,
     legacy_context,
     modern_context,
     parse_message,
@@ -87,9 +87,6 @@ Write = Callable[[bytes], Awaitable[None]]
 
 SHUTDOWN_GRACE: Final = 2.0  # seconds
 """How long requests in flight may finish after the input ends."""
-
-CLIENT_REQUEST_TIMEOUT: Final = 300.0  # seconds
-"""How long a 2025-11-25 server-to-client request waits for its answer."""
 
 # Bytes read from the input at a time, and how long cancelled tasks get to
 # unwind at shutdown before they are abandoned with a warning.
@@ -270,8 +267,7 @@ class _LegacySession:
 
     def watches(self, uri: str) -> bool:
         """Return True when ``uri`` or a parent of it is subscribed."""
-        # A sub-resource change counts for its subscribed parent (2025-11-25).
-        return any(uri == base or uri.startswith(base.rstrip("/") + "/") for base in self.subscriptions)
+        return subscriptions.watches(self.subscriptions, uri)
 
 
 @dataclasses.dataclass(eq=False, slots=True)
@@ -507,9 +503,8 @@ class _Connection:
             request_id = f"django-mcp-{next(self._ids)}"
             future: asyncio.Future[Any] = self._loop.create_future()
             self._waiting[request_id] = future
-            message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
             try:
-                self._post(msgspec.json.encode(message), call)
+                self._post(encode_request(request_id, method, params), call)
                 return await asyncio.wait_for(future, CLIENT_REQUEST_TIMEOUT)
             except ClientRequestFailed:
                 raise InternalError(f"The client refused {method}") from None
