@@ -7,15 +7,14 @@ app's ``mcp.py``. Importing this package does not touch Django settings.
 
 from __future__ import annotations
 
-from django_mcp.context import McpRequest
 from django_mcp.events import prompts_changed, resource_updated, resources_changed, tools_changed
 from django_mcp.exceptions import McpError
 from django_mcp.registry import local, web
-from django_mcp.response import McpResponse
+from django_mcp.request import McpRequest
+from django_mcp.response import ContentAnnotations, McpResponse
 from django_mcp.server.primitives import (
     CacheHint,
     Completion,
-    ContentAnnotations,
     Icon,
     Prompt,
     PromptArgument,

@@ -14,7 +14,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from django_mcp.context import McpRequest
+from django_mcp.request import McpRequest
 
 __all__ = ["can_use"]
 
@@ -40,17 +40,3 @@ async def can_use(entry: Any, request: McpRequest) -> bool:
             verdict = await sync_to_async(hook, thread_sensitive=True)(request)
         return bool(verdict)
     return True
-
-
-async def authenticate_request(request: Any, server: Any) -> tuple[Any, Any]:
-    """Return ``(user, None)`` or ``(None, 401 response)`` for an HTTP request.
-
-    Backends in ``MCP_AUTHENTICATION_BACKENDS`` (bearer tokens) are tried
-    first; then Django's session user from ``AuthenticationMiddleware``.
-    A server with ``login_required`` answers anonymous callers with 401 and
-    a ``WWW-Authenticate`` challenge pointing at the protected resource
-    metadata (RFC 9728).
-    """
-    from django_mcp import _authn
-
-    return await _authn.authenticate(request, server)

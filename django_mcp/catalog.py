@@ -22,7 +22,6 @@ from typing import Any, Literal
 
 import msgspec
 
-from django_mcp.dispatcher import Dispatcher
 from django_mcp.exceptions import NotRegistered
 from django_mcp.registry import registry
 from django_mcp.server.server import Server
@@ -51,7 +50,7 @@ def catalog_json(server: type[Server]) -> dict[str, Any]:
     compiled = server.compiled()
     result: dict[str, Any] = {
         "serverInfo": msgspec.to_builtins(compiled.info),
-        "capabilities": msgspec.to_builtins(Dispatcher(compiled).capabilities),
+        "capabilities": msgspec.to_builtins(compiled.capabilities),
     }
     if server.instructions:
         result["instructions"] = server.instructions

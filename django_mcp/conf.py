@@ -25,7 +25,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-__all__ = ["DEFAULT_LIMITS", "DEFAULTS", "Limits", "get_limits", "get_setting"]
+__all__ = ["DEFAULT_LIMITS", "DEFAULTS", "Limits", "McpSettings", "get_limits", "get_setting", "get_settings"]
 
 KiB: Final = 1024
 MiB: Final = 1024 * KiB
@@ -103,8 +103,45 @@ def get_limits() -> Limits:
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class McpSettings:
+    """Every setting the request path reads, as one value.
+
+    The dispatcher and the transports receive this value instead of reading
+    Django's settings on each request; ``get_settings()`` builds it once and
+    again after ``setting_changed``.
+    """
+
+    limits: Limits = DEFAULT_LIMITS
+    allowed_origins: tuple[str, ...] = ()
+    request_state_max_age: int = 600  # seconds
+    session_cache: str = "default"
+    session_timeout: int = 3600  # seconds
+    authentication_backends: tuple[str, ...] = ()
+    rate_limit: str | None = None
+    sse_keepalive: float = 20  # seconds
+    server_info: bool = True
+
+
+@functools.cache
+def get_settings() -> McpSettings:
+    """Return the configured ``McpSettings`` (cached until a setting changes)."""
+    return McpSettings(
+        limits=get_limits(),
+        allowed_origins=tuple(get_setting("MCP_ALLOWED_ORIGINS")),
+        request_state_max_age=get_setting("MCP_REQUEST_STATE_MAX_AGE"),
+        session_cache=get_setting("MCP_SESSION_CACHE"),
+        session_timeout=get_setting("MCP_SESSION_TIMEOUT"),
+        authentication_backends=tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")),
+        rate_limit=get_setting("MCP_RATE_LIMIT"),
+        sse_keepalive=get_setting("MCP_SSE_KEEPALIVE"),
+        server_info=bool(get_setting("MCP_SERVER_INFO")),
+    )
+
+
 @receiver(setting_changed)
 def _reload(*, setting: str, **kwargs: Any) -> None:
     if setting.startswith("MCP_") or setting in ("SECRET_KEY", "DEBUG"):
         _read.cache_clear()
         get_limits.cache_clear()
+        get_settings.cache_clear()

@@ -37,7 +37,7 @@ from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 
 from django_mcp.conf import get_setting
-from django_mcp.context import McpRequest
+from django_mcp.request import McpRequest
 
 __all__ = ["CACHE_ALIAS", "Rate", "allow_tool_call", "identity_of", "parse_rate"]
 
@@ -108,23 +108,29 @@ def identity_of(request: McpRequest) -> str:
     return "anonymous"
 
 
-async def allow_tool_call(request: McpRequest, tool_name: str) -> bool:
+_FROM_SETTINGS: Final[Any] = object()
+
+
+async def allow_tool_call(request: McpRequest, tool_name: str, *, rate: str | None = _FROM_SETTINGS) -> bool:
     """Count one call of ``tool_name`` and return False when over the limit.
 
+    ``rate`` is the limit to apply (``"60/m"``; None for unlimited); by
+    default ``MCP_RATE_LIMIT``.
+
     Raises:
-        ValueError: ``MCP_RATE_LIMIT`` is malformed.
+        ValueError: the rate is malformed.
     """
-    setting = get_setting("MCP_RATE_LIMIT")
+    setting = get_setting("MCP_RATE_LIMIT") if rate is _FROM_SETTINGS else rate
     if setting is None:
         return True
-    rate = parse_rate(setting)
+    limit = parse_rate(setting)
     identity = identity_of(request)
-    window = int(_now()) // rate.period
+    window = int(_now()) // limit.period
     # Quoting keeps keys free of spaces and control characters, which
     # Memcached rejects and Django warns about.
-    key = f"{_KEY_PREFIX}:{rate.period}:{urllib.parse.quote(identity, safe=':')}:{window}"
-    count = await _increment(caches[CACHE_ALIAS], key, timeout=rate.period)
-    if count > rate.count:
+    key = f"{_KEY_PREFIX}:{limit.period}:{urllib.parse.quote(identity, safe=':')}:{window}"
+    count = await _increment(caches[CACHE_ALIAS], key, timeout=limit.period)
+    if count > limit.count:
         logger.warning("Rate limit %s exceeded by %s calling tool %r", setting, identity, tool_name)
         return False
     return True

@@ -19,6 +19,14 @@ Rules enforced here:
   the declared MIME kept): JSON family as UTF-8 text, MessagePack family as a
   Base64 blob, anything else needs text or bytes.
 * Application metadata may not use reserved protocol keys.
+* A built response cannot change: ``meta``, ``structured_content`` and the
+  ``_meta`` of content blocks are private deep copies whose JSON objects are
+  read-only ``dict`` subclasses and whose arrays are read-only ``list``
+  subclasses (mutating methods raise ``TypeError``). They compare equal to
+  plain dicts and lists and msgspec encodes them exactly like those.
+* ``merge_meta`` compares values as JSON: ``True`` never equals ``1``, object
+  key order is irrelevant, array order matters, and ``1`` equals ``1.0``
+  (JSON has one number type).
 
 The builder names are camelCase on purpose: they mirror an existing
 framework's public API exactly.
@@ -28,10 +36,11 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import msgspec
 
@@ -49,13 +58,14 @@ from django_mcp.protocol.content import (
     TextContent,
     TextResourceContents,
 )
-from django_mcp.server.primitives import ContentAnnotations
 
 __all__ = [
+    "ContentAnnotations",
     "McpResponse",
     "Progress",
     "check_meta_keys",
     "encode_resource",
+    "json_equal",
     "merge_meta",
     "mime_family",
     "to_json_value",
@@ -76,6 +86,66 @@ _json_encoder = msgspec.json.Encoder()
 _msgpack_encoder = msgspec.msgpack.Encoder()
 
 
+def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
+    raise TypeError("a built McpResponse is read-only; derive a new one with a modifier such as withMeta()")
+
+
+class _FrozenDict(dict[str, Any]):
+    """A JSON object of a built response: a ``dict`` that refuses changes.
+
+    A ``dict`` subclass (not a ``MappingProxyType``) so msgspec encodes it,
+    jsonschema sees an object and it compares equal to a plain dict. Only
+    ``_freeze`` creates one, so its values are frozen too.
+    """
+
+    __slots__ = ()
+
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = setdefault = update = _read_only
+
+    def __copy__(self) -> _FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _FrozenDict:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_FrozenDict, (dict(self),))
+
+
+class _FrozenList(list[Any]):
+    """A JSON array of a built response: a ``list`` that refuses changes.
+
+    A ``list`` rather than a tuple so that jsonschema still sees an array and
+    it compares equal to the list the handler gave.
+    """
+
+    __slots__ = ()
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+
+    def __copy__(self) -> _FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _FrozenList:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_FrozenList, (list(self),))
+
+
+def _freeze(value: Any) -> Any:
+    """Return a read-only deep copy of a JSON value (frozen parts are reused)."""
+    if isinstance(value, _FrozenDict | _FrozenList):
+        return value
+    if isinstance(value, Mapping):
+        return _FrozenDict({key: _freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return _FrozenList(_freeze(item) for item in value)
+    return value
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Progress:
     """A progress update yielded by a streaming handler."""
@@ -83,6 +153,45 @@ class Progress:
     current: float
     total: float | None = None
     message: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ContentAnnotations:
+    """Hints applied to every block of a response: audience, priority, date."""
+
+    audience: tuple[Literal["user", "assistant"], ...] | None = None
+    priority: float | None = None
+    last_modified: str | datetime.datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.audience is not None:
+            if isinstance(self.audience, str) or not all(
+                role in ("user", "assistant") for role in self.audience
+            ):
+                raise ValueError(f"audience must be a tuple of 'user'/'assistant', got {self.audience!r}")
+        if self.priority is not None:
+            if isinstance(self.priority, bool) or not isinstance(self.priority, int | float):
+                raise ValueError(f"priority must be a number, got {self.priority!r}")
+            if not (math.isfinite(self.priority) and 0 <= self.priority <= 1):
+                raise ValueError(f"priority must be between 0 and 1, got {self.priority!r}")
+        if self.last_modified is not None and not isinstance(self.last_modified, str | datetime.datetime):
+            raise ValueError(f"last_modified must be an ISO 8601 str or datetime, got {self.last_modified!r}")
+        if isinstance(self.last_modified, str):
+            try:
+                datetime.datetime.fromisoformat(self.last_modified.replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"last_modified must be ISO 8601, got {self.last_modified!r}") from None
+
+    def to_wire(self) -> Annotations:
+        """Return the wire ``Annotations`` for these hints."""
+        modified = self.last_modified
+        if isinstance(modified, datetime.datetime):
+            modified = modified.isoformat()
+        return Annotations(
+            audience=UNSET if self.audience is None else tuple(self.audience),
+            priority=UNSET if self.priority is None else float(self.priority),
+            last_modified=UNSET if modified is None else modified,
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,13 +203,25 @@ class McpResponse:
 
     content: tuple[ContentBlock, ...] = ()
     structured_content: Any = UNSET
-    meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    meta: Mapping[str, Any] = dataclasses.field(default_factory=_FrozenDict)
     is_error: bool = False
     role: Role = "user"
     progress_update: Progress | None = None
     #: The normalized value behind ``structured()``, kept so a MessagePack
     #: resource can encode it natively rather than re-parsing JSON text.
     raw_value: Any = UNSET
+
+    def __post_init__(self) -> None:
+        # Deep read-only copies: nothing that holds a built response (or the
+        # dicts it was built from) can change it afterwards.
+        # (Checked here first: most responses carry neither, and this runs
+        # for every response built.)
+        if type(self.meta) is not _FrozenDict:
+            object.__setattr__(self, "meta", _freeze(self.meta))
+        if self.structured_content is not UNSET:
+            object.__setattr__(self, "structured_content", _freeze(self.structured_content))
+        if self.raw_value is not UNSET:
+            object.__setattr__(self, "raw_value", _freeze(self.raw_value))
 
     # ----------------------------------------------------------- builders
 
@@ -116,7 +237,7 @@ class McpResponse:
     @classmethod
     def structured(cls, value: Any) -> McpResponse:
         """Return structured content plus a text block with its compact JSON."""
-        normalized = to_json_value(value)
+        normalized = _freeze(to_json_value(value))
         text = _json_encoder.encode(normalized).decode()
         return cls(
             content=(TextContent(text=text),),
@@ -208,7 +329,9 @@ class McpResponse:
         check_meta_keys(meta)
         extra = to_json_value(dict(meta))
         blocks = tuple(
-            msgspec.structs.replace(block, meta={**(block.meta if block.meta is not UNSET else {}), **extra})
+            msgspec.structs.replace(
+                block, meta=_freeze({**(block.meta if block.meta is not UNSET else {}), **extra})
+            )
             for block in self.content
         )
         return dataclasses.replace(self, content=blocks)
@@ -366,15 +489,50 @@ def _is_reserved_prefix(key: str) -> bool:
 def merge_meta(responses: Iterable[McpResponse]) -> dict[str, Any]:
     """Return the union of the responses' result metadata.
 
-    Raises ``ValueError`` when two responses give one key different values.
+    Values are compared as JSON values (see ``json_equal``); of two equal
+    values the later one is kept.
+
+    Raises:
+        ValueError: two responses give one key different values.
     """
     merged: dict[str, Any] = {}
     for response in responses:
         for key, value in response.meta.items():
-            if key in merged and merged[key] != value:
+            if key in merged and not json_equal(merged[key], value):
                 raise ValueError(f"conflicting values for result _meta key {key!r}")
             merged[key] = value
     return merged
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Return True when two JSON values are the same JSON value.
+
+    Unlike ``==``, a boolean never equals a number (``True`` vs ``1``) and
+    containers are compared recursively with the same rule. Object key order
+    is irrelevant, array order matters, and an int equals the float of the
+    same value (``1`` and ``1.0``: JSON has a single number type).
+    """
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) or isinstance(right, int | float):
+        return isinstance(left, int | float) and isinstance(right, int | float) and left == right
+    if isinstance(left, str) or isinstance(right, str):
+        return isinstance(left, str) and isinstance(right, str) and left == right
+    if isinstance(left, Mapping) or isinstance(right, Mapping):
+        return (
+            isinstance(left, Mapping)
+            and isinstance(right, Mapping)
+            and left.keys() == right.keys()
+            and all(json_equal(item, right[key]) for key, item in left.items())
+        )
+    if isinstance(left, list | tuple) or isinstance(right, list | tuple):
+        return (
+            isinstance(left, list | tuple)
+            and isinstance(right, list | tuple)
+            and len(left) == len(right)
+            and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
+        )
+    return left is None and right is None
 
 
 def _base64_once(value: Any, what: str) -> str:

@@ -67,7 +67,7 @@ from asgiref.sync import sync_to_async
 
 from django_mcp.exceptions import SchemaValidationError
 
-__all__ = ["Schema", "json_schema_for", "rule", "validate"]
+__all__ = ["Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
 
 _T = TypeVar("_T")
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -381,6 +381,21 @@ def _has_rules(tp: Any) -> bool:
         return _has_rules_cached(tp)
     except TypeError:  # unhashable type expression
         return _type_reaches_rules(mi.type_info(tp))
+
+
+def has_rules(tp: Any) -> bool:
+    """Return True when a value of type ``tp`` can contain a ``@rule`` to run.
+
+    A type without rules is validated by ``msgspec.convert`` alone, so a
+    caller can skip ``validate()`` for it (what the dispatcher does for
+    tool arguments; see ``schema_error``).
+    """
+    return _has_rules(tp)
+
+
+def schema_error(exc: msgspec.ValidationError) -> SchemaValidationError:
+    """Return the ``SchemaValidationError`` for a failed ``msgspec.convert``."""
+    return SchemaValidationError([_from_msgspec(exc)])
 
 
 @functools.lru_cache(maxsize=256)

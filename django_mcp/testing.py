@@ -29,8 +29,9 @@ from typing import Any, Final, Self
 import msgspec
 
 from django_mcp import __version__
-from django_mcp.conf import get_limits
-from django_mcp.envelope import encode_error, encode_notification, modern_context, parse_message
+from django_mcp.dispatcher import dispatchers
+from django_mcp.dispatcher.codec import encode_error, encode_notification, parse_message
+from django_mcp.dispatcher.context import modern_context
 from django_mcp.exceptions import InvalidRequest, McpError
 from django_mcp.server.server import Server
 
@@ -107,8 +108,6 @@ class McpTestClient:
     async def _exchange(
         self, method: str, params: Mapping[str, Any] | None, meta: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from django_mcp.transports.http import get_dispatcher
-
         self._last_id += 1
         request_id = self._last_id
         body_params = dict(params or {})
@@ -135,11 +134,12 @@ class McpTestClient:
             notifications.append(msgspec.json.decode(encode_notification(name, payload)))
 
         try:
-            if len(raw) > get_limits().max_request_size:
+            dispatcher = dispatchers.get(self.server)
+            if len(raw) > dispatcher.settings.limits.max_request_size:
                 raise InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE")
             envelope = parse_message(raw)
             ctx = modern_context(envelope, user=self._user())
-            reply = await get_dispatcher(self.server).respond(envelope, ctx, emit)
+            reply = await dispatcher.respond(envelope, ctx, emit)
             body = reply.body
         except McpError as error:
             body = encode_error(request_id, error)

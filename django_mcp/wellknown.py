@@ -45,6 +45,7 @@ from django.urls import Resolver404, get_script_prefix, path, resolve
 from django.views import View
 
 from django_mcp.conf import get_setting
+from django_mcp.transports.http import McpView
 
 __all__ = [
     "WELL_KNOWN_PATH",
@@ -135,8 +136,6 @@ def _is_mcp_endpoint(full_path: str) -> bool:
         match = resolve(full_path)
     except Resolver404:
         return False
-    from django_mcp.transports.http import McpView
-
     view_class = getattr(match.func, "view_class", None)
     return isinstance(view_class, type) and issubclass(view_class, McpView)
 

@@ -9,6 +9,7 @@ compile.
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,7 @@ from django_mcp.checks import check_deploy, check_servers, check_settings
 from django_mcp.events.base import EventBackend
 from django_mcp.events.memory import MemoryEventBackend
 from django_mcp.registry import registry
+from django_mcp.server._json_schema import INSTALL_HINT
 from django_mcp.server.compiler import compile_server
 
 HERE = __name__  # importable: pytest registers this module in sys.modules
@@ -471,6 +473,34 @@ def test_registered_server_that_does_not_compile_is_e015(
     assert check_servers() == [
         Error(
             f"{kind} server 'broken' ({HERE}.{server.__qualname__}) is invalid: {detail}",
+            hint="Fix the declaration named in the message; the server cannot "
+            "answer any request until it compiles.",
+            obj=server,
+            id="django_mcp.E015",
+        )
+    ]
+
+
+class RawSchemaTool(Tool):
+    name = "raw-schema"
+    input = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+    def handle(self, payload: dict[str, Any]) -> McpResponse:
+        return McpResponse.text("never")
+
+
+def test_raw_json_schema_tool_without_the_jsonschema_extra_is_e015(
+    servers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # as if the extra were not installed
+    server = type("RawSchemaServer", (Server,), {"tools": (RawSchemaTool,), "__module__": HERE})
+    registry._registry["web"]["raw"] = server
+    detail = _compile_error(server)
+    assert f"{HERE}.RawSchemaTool.input" in detail
+    assert INSTALL_HINT in detail
+    assert check_servers() == [
+        Error(
+            f"web server 'raw' ({HERE}.RawSchemaServer) is invalid: {detail}",
             hint="Fix the declaration named in the message; the server cannot "
             "answer any request until it compiles.",
             obj=server,

@@ -15,12 +15,12 @@ from unittest import mock
 
 import pytest
 
-from django_mcp._continuation import check_input_requests, seal_state, unseal_state
-from django_mcp.context import McpRequest
+from django_mcp.dispatcher.continuation import check_input_requests, seal_state, unseal_state
 from django_mcp.exceptions import InvalidParams, MissingClientCapability
 from django_mcp.inputs import elicit, elicit_url, input_required, list_roots, sample
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.results import InputRequest, InputRequiredResult
+from django_mcp.request import McpRequest
 
 ALICE = SimpleNamespace(is_authenticated=True, pk=1)
 BOB = SimpleNamespace(is_authenticated=True, pk=2)
@@ -64,13 +64,13 @@ def test_tampered_state_is_refused() -> None:
         unseal_state(12345, **BINDING)
 
 
-def test_expired_state_is_refused(settings: Any) -> None:
-    settings.MCP_REQUEST_STATE_MAX_AGE = 60
+def test_expired_state_is_refused() -> None:
     token = seal_state("s", **BINDING)
     later = time.time() + 61
     with mock.patch("django.core.signing.time.time", return_value=later):
+        assert unseal_state(token, **BINDING, max_age=62) == "s"
         with pytest.raises(InvalidParams, match="Expired"):
-            unseal_state(token, **BINDING)
+            unseal_state(token, **BINDING, max_age=60)
 
 
 def test_argument_order_does_not_change_the_binding() -> None:

@@ -8,6 +8,7 @@ HTTP view's own errors and that it rejects what the spec schemas reject.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 from unittest.mock import ANY
@@ -16,16 +17,10 @@ import msgspec
 import pytest
 
 from django_mcp import McpResponse, Resource, Server, Tool
+from django_mcp import dispatcher as dispatch_module
 from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import (
-    CallContext,
-    MissingMeta,
-    check_version,
-    encode_error,
-    encode_notification,
-    modern_context,
-    parse_message,
-)
+from django_mcp.dispatcher.codec import encode_error, encode_notification, parse_message
+from django_mcp.dispatcher.context import CallContext, MissingMeta, check_version, modern_context
 from django_mcp.exceptions import InvalidParams, InvalidRequest, ParseError, UnsupportedProtocolVersion
 from django_mcp.protocol import jsonrpc
 from testproject.conformance.mcp import ConformanceServer
@@ -322,10 +317,11 @@ async def test_structured_content_may_hold_fractions_and_nulls(failing: Dispatch
 async def test_unexpected_exception_in_respond_is_an_internal_error(
     dispatcher: Dispatcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def explode(*args: Any, **kwargs: Any) -> Any:
+    async def explode(call: Any) -> Any:
         raise KeyError("secret-detail-42")
 
-    monkeypatch.setattr(dispatcher, "call", explode)
+    row = dispatch_module.METHODS["tools/list"]
+    monkeypatch.setitem(dispatch_module.METHODS, "tools/list", dataclasses.replace(row, handler=explode))
 
     status, body = await serve(dispatcher, encoded("tools/list"))
 
@@ -445,7 +441,8 @@ def test_wire_schema_fixture_can_be_told_to_ignore_a_test(wire_schema: Any) -> N
     assert wire_schema.messages == []
 
 
-def test_msgspec_is_the_encoder() -> None:
+def test_msgspec_is_the_encoder(wire_schema: Any) -> None:
+    wire_schema.ignore()  # "x" is no MCP notification
     # Compact single-line JSON is what SSE framing and stdio rely on.
     assert b"\n" not in encode_notification("notifications/message", {"level": "info", "data": "a\nb"})
     assert msgspec.json.decode(encode_notification("x", {"a": 1})) == {
@@ -505,8 +502,7 @@ async def test_legacy_tool_list_drops_non_object_output_schemas() -> None:
 
 async def test_legacy_sessions_get_invalid_params_instead_of_missing_capability() -> None:
     """2025-11-25 has no -32021: a missing client capability is invalid params there."""
-    from django_mcp.dispatcher import Dispatcher
-    from django_mcp.envelope import CallContext, parse_message
+    from django_mcp.dispatcher import CallContext, Dispatcher, parse_message
     from django_mcp.protocol import jsonrpc
     from testproject.conformance.mcp import ConformanceServer
 

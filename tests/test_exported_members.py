@@ -72,7 +72,7 @@ def test_the_documented_import_paths_work() -> None:
         "django_mcp",
         "django_mcp.response",
         "django_mcp.schemas",
-        "django_mcp.context",
+        "django_mcp.request",
         "django_mcp.inputs",
         "django_mcp.server.primitives",
         "django_mcp.server.server",

@@ -23,13 +23,13 @@ if not apps.is_installed("oauth2_provider"):
 from oauth2_provider.models import get_access_token_model, get_application_model  # noqa: E402
 
 from django_mcp import McpResponse, Server, Tool, exceptions  # noqa: E402
-from django_mcp._authn import authenticate  # noqa: E402
 from django_mcp.contrib.oauth_toolkit import (  # noqa: E402
     InsufficientScope,
     InvalidToken,
     OAuthToolkitAuthentication,
     bearer_token,
 )
+from django_mcp.transports._auth import authenticate  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 

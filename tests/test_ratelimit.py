@@ -14,8 +14,8 @@ from django.core.cache import caches
 from django.test import RequestFactory
 
 from django_mcp import ratelimit
-from django_mcp.context import McpRequest
 from django_mcp.ratelimit import Rate, allow_tool_call, identity_of, parse_rate
+from django_mcp.request import McpRequest
 
 REDIS_URL = os.environ.get("MCP_TEST_RATELIMIT_REDIS_URL", "redis://127.0.0.1:6379/14")
 

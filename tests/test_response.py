@@ -1,8 +1,9 @@
 """Tests for django_mcp.response: McpResponse builders, codecs and metadata.
 
-The second half serves responses through the real dispatcher, because the
-seeds state how a tool, a resource and a prompt shape what a handler returns
-(``django_mcp._shape``, ``django_mcp._methods``) in terms of McpResponse.
+The second half serves responses through the real dispatcher, because how a
+tool, a resource and a prompt shape what a handler returns
+(``django_mcp._shape``, ``django_mcp._methods``) is part of McpResponse's
+documented behaviour (docs/responses.md).
 """
 
 import asyncio
@@ -12,6 +13,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import pickle
 import uuid
 from typing import Any, NamedTuple
 
@@ -21,8 +23,7 @@ from django.core.signals import got_request_exception
 from django.http import HttpResponse
 
 from django_mcp import ContentAnnotations, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.protocol.content import (
     Annotations,
     AudioContent,
@@ -200,6 +201,145 @@ def test_role_defaults_to_user_and_as_assistant_switches_it() -> None:
     assert response.role == "user"
     assert response.asAssistant().role == "assistant"
     assert response.asAssistant().asUser().role == "user"
+
+
+def built_response() -> McpResponse:
+    """Return a response whose every JSON part has nested objects and arrays."""
+    return (
+        McpResponse.structured({"order": {"lines": [{"sku": "A-1"}], "tags": ["new"]}})
+        .withMeta({"example.org/trace": {"ids": [1, 2]}})
+        .withContentMeta({"example.org/source": {"tables": ["orders"]}})
+    )
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda r: r.meta.__setitem__("example.org/new", 1),
+        lambda r: r.meta.__delitem__("example.org/trace"),
+        lambda r: r.meta.update({"example.org/new": 1}),
+        lambda r: r.meta.setdefault("example.org/new", 1),
+        lambda r: r.meta.pop("example.org/trace"),
+        lambda r: r.meta.popitem(),
+        lambda r: r.meta.clear(),
+        lambda r: r.meta.__ior__({"example.org/new": 1}),
+        lambda r: r.meta["example.org/trace"].__setitem__("ids", []),
+        lambda r: r.meta["example.org/trace"]["ids"].append(3),
+        lambda r: r.structured_content.__setitem__("order", None),
+        lambda r: r.structured_content["order"]["lines"][0].__setitem__("sku", "B-2"),
+        lambda r: r.structured_content["order"]["lines"].extend([{}]),
+        lambda r: r.structured_content["order"]["tags"].__setitem__(0, "old"),
+        lambda r: r.structured_content["order"]["tags"].__iadd__(["old"]),
+        lambda r: r.structured_content["order"]["tags"].__imul__(2),
+        lambda r: r.structured_content["order"]["tags"].insert(0, "old"),
+        lambda r: r.structured_content["order"]["tags"].remove("new"),
+        lambda r: r.structured_content["order"]["tags"].sort(),
+        lambda r: r.structured_content["order"]["tags"].reverse(),
+        lambda r: r.structured_content["order"]["tags"].clear(),
+        lambda r: r.structured_content["order"]["tags"].__delitem__(0),
+        lambda r: r.raw_value["order"].pop("tags"),
+        lambda r: r.content[0].meta["example.org/source"]["tables"].append("users"),
+        lambda r: r.content[0].meta.__setitem__("example.org/new", 1),
+    ],
+    ids=[
+        "meta-setitem",
+        "meta-delitem",
+        "meta-update",
+        "meta-setdefault",
+        "meta-pop",
+        "meta-popitem",
+        "meta-clear",
+        "meta-ior",
+        "nested-meta-object",
+        "nested-meta-array",
+        "structured-setitem",
+        "structured-object-in-array",
+        "structured-array-extend",
+        "structured-array-setitem",
+        "structured-array-iadd",
+        "structured-array-imul",
+        "structured-array-insert",
+        "structured-array-remove",
+        "structured-array-sort",
+        "structured-array-reverse",
+        "structured-array-clear",
+        "structured-array-delitem",
+        "raw-value",
+        "content-meta-nested-array",
+        "content-meta-setitem",
+    ],
+)
+def test_a_built_response_cannot_be_changed_through_its_json_values(mutate: Any) -> None:
+    response = built_response()
+    with pytest.raises(TypeError):
+        mutate(response)
+    assert response == built_response()
+
+
+def test_changing_the_values_a_response_was_built_from_does_not_change_it() -> None:
+    value = {"order": {"lines": [{"sku": "A-1"}]}}
+    meta = {"example.org/trace": {"ids": [1, 2]}}
+    block_meta = {"example.org/source": {"tables": ["orders"]}}
+    response = McpResponse.structured(value).withMeta(meta).withContentMeta(block_meta)
+    value["order"]["lines"][0]["sku"] = "B-2"
+    value["order"]["lines"].append({"sku": "C-3"})
+    meta["example.org/trace"]["ids"].append(3)
+    meta["example.org/other"] = {}
+    block_meta["example.org/source"]["tables"].clear()
+    assert response.structured_content == {"order": {"lines": [{"sku": "A-1"}]}}
+    assert response.raw_value == {"order": {"lines": [{"sku": "A-1"}]}}
+    assert response.meta == {"example.org/trace": {"ids": [1, 2]}}
+    assert response.content[0].meta == {"example.org/source": {"tables": ["orders"]}}
+
+
+def test_read_only_values_compare_copy_and_encode_like_plain_json() -> None:
+    response = built_response()
+    plain = {"order": {"lines": [{"sku": "A-1"}], "tags": ["new"]}}
+    assert response.structured_content == plain
+    assert msgspec.json.encode(response.structured_content) == msgspec.json.encode(plain)
+    assert msgspec.msgpack.encode(response.raw_value) == msgspec.msgpack.encode(plain)
+    assert msgspec.to_builtins(response.structured_content) == plain
+    assert type(msgspec.to_builtins(response.structured_content)["order"]["tags"]) is list
+    assert copy.deepcopy(response) == response
+    assert pickle.loads(pickle.dumps(response)) == response
+    with pytest.raises(TypeError):
+        pickle.loads(pickle.dumps(response)).meta["example.org/trace"]["ids"].append(3)
+
+
+# -- ContentAnnotations -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("priority", [0, 0.0, 0.5, 1, 1.0])
+def test_content_annotations_accept_a_priority_between_0_and_1(priority: float) -> None:
+    assert ContentAnnotations(priority=priority).to_wire() == Annotations(priority=float(priority))
+
+
+@pytest.mark.parametrize("priority", [-0.01, 1.01, 2, float("nan"), float("inf"), True, "0.5"])
+def test_content_annotations_refuse_a_priority_outside_0_and_1(priority: Any) -> None:
+    with pytest.raises(ValueError):
+        ContentAnnotations(priority=priority)
+
+
+@pytest.mark.parametrize("audience", [("system",), "user"])
+def test_content_annotations_refuse_an_audience_other_than_user_or_assistant(audience: Any) -> None:
+    with pytest.raises(ValueError):
+        ContentAnnotations(audience=audience)
+
+
+def test_content_annotations_refuse_a_last_modified_that_is_not_iso_8601() -> None:
+    with pytest.raises(ValueError):
+        ContentAnnotations(last_modified="yesterday")
+
+
+def test_content_annotations_encode_as_audience_priority_and_last_modified() -> None:
+    annotations = ContentAnnotations(
+        audience=("assistant",), priority=0.8, last_modified="2026-10-21T12:00:00Z"
+    )
+    assert msgspec.json.decode(msgspec.json.encode(annotations.to_wire())) == {
+        "audience": ["assistant"],
+        "priority": 0.8,
+        "lastModified": "2026-10-21T12:00:00Z",
+    }
 
 
 # -- reserved metadata keys --------------------------------------------------------
@@ -514,7 +654,94 @@ def test_merge_meta_refuses_one_key_with_different_values() -> None:
         merge_meta(responses)
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (True, 1),
+        (False, 0),
+        (1, True),
+        ([False, True], [0, 1]),
+        ({"flag": True}, {"flag": 1}),
+        ({"a": {"b": [1, {"c": False}]}}, {"a": {"b": [1, {"c": 0}]}}),
+        ([1, 2], [2, 1]),
+        ([1, 2], [1, 2, 3]),
+        ({"a": 1}, {"a": 1, "b": 2}),
+        (None, False),
+        ("1", 1),
+        ([1], {"0": 1}),
+    ],
+    ids=[
+        "true-vs-1",
+        "false-vs-0",
+        "1-vs-true",
+        "bool-list-vs-int-list",
+        "bool-vs-int-in-object",
+        "deeply-nested-bool-vs-int",
+        "array-order",
+        "array-length",
+        "object-keys",
+        "null-vs-false",
+        "string-vs-number",
+        "array-vs-object",
+    ],
+)
+def test_merge_meta_refuses_values_that_differ_as_json(first: Any, second: Any) -> None:
+    responses = [
+        McpResponse.text("a").withMeta({"example.org/k": first}),
+        McpResponse.text("b").withMeta({"example.org/k": second}),
+    ]
+    with pytest.raises(ValueError, match="'example.org/k'"):
+        merge_meta(responses)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"a": 1, "b": [True, None]}, {"b": [True, None], "a": 1}),
+        ([{"x": [1, "y"]}], [{"x": [1, "y"]}]),
+        (1, 1.0),
+        ({"n": [2]}, {"n": [2.0]}),
+        (False, False),
+    ],
+    ids=["object-key-order", "nested-equal", "int-and-float", "nested-int-and-float", "same-bool"],
+)
+def test_merge_meta_accepts_the_same_json_value_twice(first: Any, second: Any) -> None:
+    responses = [
+        McpResponse.text("a").withMeta({"example.org/k": first}),
+        McpResponse.text("b").withMeta({"example.org/k": second}),
+    ]
+    assert merge_meta(responses) == {"example.org/k": second}
+
+
 # -- served as a tool --------------------------------------------------------------------
+
+
+GOLDEN_TOOL_REPLY = (
+    b'{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",'
+    b'"_meta":{"com.example/trace":{"sampled":false,"ids":[1,2.0]},'
+    b'"io.modelcontextprotocol/serverInfo":{"name":"django-mcp","version":"0.1.0"}},'
+    b'"content":[{"type":"text","text":"{\\"order\\":{\\"lines\\":[{\\"sku\\":\\"A-1\\",\\"qty\\":2},'
+    b'{\\"sku\\":\\"B-2\\",\\"qty\\":1.5}],\\"paid\\":true,\\"note\\":null}}",'
+    b'"_meta":{"com.example/source":[{"table":"orders"}]}},{"type":"text","text":"done"}],'
+    b'"structuredContent":{"order":{"lines":[{"sku":"A-1","qty":2},{"sku":"B-2","qty":1.5}],'
+    b'"paid":true,"note":null}},"isError":false}}'
+)
+
+
+async def test_read_only_response_values_keep_the_tool_result_wire_bytes() -> None:
+    def handle(self: Any) -> list[McpResponse]:
+        order = {"lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1.5}], "paid": True, "note": None}
+        return [
+            McpResponse.structured({"order": order})
+            .withMeta({"com.example/trace": {"ids": [1, 2.0], "sampled": False}})
+            .withContentMeta({"com.example/source": [{"table": "orders"}]}),
+            McpResponse.text("done").withMeta({"com.example/trace": {"sampled": False, "ids": [1, 2.0]}}),
+        ]
+
+    reply = await call(tool_server(handle), "tools/call", {"name": "t", "arguments": {}})
+    # msgspec keeps int/float and key order when decoding, so re-encoding the
+    # decoded reply reproduces the bytes the server sent.
+    assert msgspec.json.encode(reply) == GOLDEN_TOOL_REPLY
 
 
 async def test_tool_may_return_a_list_of_responses_in_order() -> None:

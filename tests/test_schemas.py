@@ -18,7 +18,8 @@ from django_mcp import schemas
 from django_mcp.exceptions import SchemaValidationError
 from django_mcp.schemas import Schema, json_schema_for, rule, validate
 
-SPEC = Path("/work/shared/spec/schema-2026-07-28.json")
+# The pinned copy in tests/spec/ (see its README.md), read relative to this file.
+SPEC = Path(__file__).resolve().parent / "spec" / "schema-2026-07-28.json"
 
 T = TypeVar("T")
 
@@ -89,7 +90,7 @@ def errors_of(excinfo: pytest.ExceptionInfo[SchemaValidationError]) -> list[Any]
 
 
 def test_public_surface_is_pinned_and_documented() -> None:
-    assert schemas.__all__ == ["Schema", "json_schema_for", "rule", "validate"]
+    assert schemas.__all__ == ["Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
     for name in schemas.__all__:
         assert getattr(schemas, name).__doc__
     assert schemas.__doc__
@@ -601,7 +602,7 @@ def test_tagged_union_schema_keeps_the_tag() -> None:
 
 @pytest.fixture(scope="module")
 def spec_defs() -> dict[str, Any]:
-    defs: dict[str, Any] = json.loads(SPEC.read_text())["$defs"]
+    defs: dict[str, Any] = json.loads(SPEC.read_text(encoding="utf-8"))["$defs"]
     return defs
 
 

@@ -1,15 +1,14 @@
-"""Every code example of the four seed documents, run as written.
+"""Worked examples of McpResponse in tools, resources and prompts, run as written.
 
-The examples are copied with one change, the import path (``orionis.mcp``
-becomes ``django_mcp``). Components are also served through the real
-dispatcher and their replies compared with the results the seeds document.
+The examples use the builders exactly as an application would (they were
+first written for ``orionis.mcp``, whose builder names McpResponse keeps; only
+the import path changed). Components are also served through the real
+dispatcher and their replies compared whole with the expected results.
 
-``BrandAssetsTool`` reads its files through ``orionis.support.facades.Storage``
-in the seeds. Here it reads the same two paths from in-memory bytes,
-concurrently, and keeps the rest; a second test serves the seed's exact
-handler through ``django_mcp.storage`` with a "local" alias in a temporary
-directory (the import stays inside that test so the others never depend on
-it).
+``BrandAssetsTool`` reads its two files concurrently from in-memory bytes and
+keeps the rest; a second test serves the same handler through
+``django_mcp.storage`` with a "local" alias in a temporary directory (the
+import stays inside that test so the others never depend on it).
 """
 
 import asyncio
@@ -31,8 +30,7 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from django_mcp.protocol.results import CallToolResult
@@ -243,7 +241,7 @@ class ResponsesServer(Server):
     prompts = (ReviewOrderPrompt,)
 
 
-# -- seed: MCP responses and content (Spanish and English editions) ---------------------
+# -- served: responses and content ------------------------------------------------------
 
 
 async def test_report_summary_tool_returns_text_and_a_link_it_does_not_read() -> None:
@@ -444,7 +442,7 @@ async def test_find_order_tool_reports_invalid_arguments_as_a_tool_error() -> No
     reply = await call(ResponsesServer, "tools/call", {"name": "find-order", "arguments": {"order_id": "x"}})
     result = reply["result"]
     assert (result["isError"], len(result["content"]), result["content"][0]["type"]) == (True, 1, "text")
-    # The seeds name this message: it is the rule, not an incidental detail.
+    # docs/responses.md names this prefix: it is the rule, not an incidental detail.
     assert result["content"][0]["text"].startswith("Invalid tool arguments")
 
 
@@ -570,7 +568,7 @@ async def test_explicit_result_tool_is_published_as_returned() -> None:
     )
 
 
-# -- seed: content, serialization and metadata -----------------------------------------
+# -- content, serialization and metadata ------------------------------------------------
 
 
 def test_structured_example_keeps_data_and_block_metadata() -> None:
@@ -592,7 +590,7 @@ def test_json_or_messagepack_resource_example_round_trips_the_value() -> None:
     assert msgspec.msgpack.decode(base64.b64decode(packed.content[0].resource.blob)) == value
 
 
-# -- seed: resources, URI templates and prompts ----------------------------------------
+# -- resources, URI templates and prompts -----------------------------------------------
 
 
 class UserResource(Resource):

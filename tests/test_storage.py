@@ -116,10 +116,10 @@ def remote(settings: Any) -> type[RemoteStorage]:
     return RemoteStorage
 
 
-# -------------------------------------------------------------- the seed
+# -------------------------------------------- the docs/storage.md pattern
 
 
-async def test_seed_pattern_reads_two_files_concurrently_into_responses(local: Path) -> None:
+async def test_documented_pattern_reads_two_files_concurrently_into_responses(local: Path) -> None:
     logo, audio = await asyncio.gather(
         disk("local").file("brand/logo.png").read(),
         disk("local").file("brand/welcome.wav").read(),

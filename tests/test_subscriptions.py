@@ -9,7 +9,7 @@ from typing import Any
 import django_mcp
 from django_mcp import McpRequest, McpResponse, Resource, Server, Tool
 from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
-from django_mcp.subscriptions import SUBSCRIPTION_ID, listen
+from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID
 
 
 class OpenResource(Resource):
@@ -63,7 +63,7 @@ def _listen(notifications: dict[str, Any], request_id: Any = "sub-1") -> Any:
         },
     }
     envelope = parse_message(json.dumps(body))
-    return listen(Dispatcher(WatchedServer.compiled()), envelope, modern_context(envelope))
+    return Dispatcher(WatchedServer.compiled()).listen(envelope, modern_context(envelope))
 
 
 async def test_acknowledgement_keeps_only_uris_the_caller_may_read() -> None:

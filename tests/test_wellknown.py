@@ -12,7 +12,7 @@ from django.test import Client, RequestFactory
 from django.urls import include, path
 
 from django_mcp import McpResponse, Server, Tool
-from django_mcp._authn import challenge
+from django_mcp.transports._auth import challenge
 from django_mcp.wellknown import resource_metadata_errors
 
 

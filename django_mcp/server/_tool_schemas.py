@@ -13,11 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 from django.core.exceptions import ImproperlyConfigured
 
+from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.definitions import ToolDefinition
 from django_mcp.schemas import Schema, json_schema_for
 
-__all__ = ["input_schema", "output_schema"]
+__all__ = ["header_params", "input_schema", "legacy_definition", "output_schema"]
 
 
 def input_schema(input_type: Any, label: str) -> dict[str, Any]:
@@ -96,6 +99,35 @@ def _contains_header(value: Any) -> bool:
     if isinstance(value, list):
         return any(_contains_header(v) for v in value)
     return False
+
+
+def header_params(schema: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Return ``{lowercase header name: (property, JSON type)}`` for ``x-mcp-header`` properties.
+
+    A 2026-07-28 client mirrors each such argument in an ``Mcp-Param-<Name>``
+    header (MCP 2026-07-28 basic/transports/streamable-http, SEP-2243).
+    """
+    properties = schema.get("properties")
+    out: dict[str, tuple[str, str]] = {}
+    if not isinstance(properties, Mapping):
+        return out
+    for prop, sub in properties.items():
+        if isinstance(sub, Mapping) and isinstance(sub.get("x-mcp-header"), str):
+            out[sub["x-mcp-header"].lower()] = (prop, str(sub.get("type", "string")))
+    return out
+
+
+def legacy_definition(definition: ToolDefinition) -> ToolDefinition:
+    """Return ``definition`` as a 2025-11-25 client may see it.
+
+    That revision requires an object ``outputSchema``; a tool with another
+    output type is published without one (its JSON text block still carries
+    the value).
+    """
+    schema = definition.output_schema
+    if schema is UNSET or (isinstance(schema, dict) and schema.get("type") == "object"):
+        return definition
+    return msgspec.structs.replace(definition, output_schema=UNSET)
 
 
 def output_schema(output_type: Any, label: str) -> dict[str, Any]:

@@ -17,8 +17,9 @@ import threading
 import typing
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import msgspec
 from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp.protocol._base import UNSET
@@ -28,15 +29,17 @@ from django_mcp.protocol.definitions import (
     PromptDefinition,
     ResourceDefinition,
     ResourceTemplateDefinition,
+    ServerCapabilities,
     ToolAnnotationsDefinition,
     ToolDefinition,
 )
-from django_mcp.response import check_meta_keys
-from django_mcp.server._tool_schemas import input_schema, output_schema
+from django_mcp.response import ContentAnnotations, check_meta_keys
+from django_mcp.schemas import has_rules
+from django_mcp.server._json_schema import compile_validator
+from django_mcp.server._tool_schemas import header_params, input_schema, legacy_definition, output_schema
 from django_mcp.server.handlers import Handler, plan_completer, plan_handler
 from django_mcp.server.primitives import (
     CacheHint,
-    ContentAnnotations,
     Icon,
     Prompt,
     PromptArgument,
@@ -44,8 +47,10 @@ from django_mcp.server.primitives import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.server.server import Server
 from django_mcp.server.templates import TemplateError, UriTemplate
+
+if TYPE_CHECKING:
+    from django_mcp.server.server import Server
 
 __all__ = [
     "CompiledPrompt",
@@ -78,6 +83,14 @@ class CompiledTool(_Entry):
     definition: ToolDefinition
     input_type: Any  # Schema subclass, raw JSON Schema dict, or None
     output_type: Any  # msgspec-compatible type, raw dict, or None
+    #: Validates arguments against a raw JSON Schema ``input`` (None otherwise);
+    #: raises ``SchemaValidationError``. Built once, at compile time.
+    input_validator: Callable[[Any], None] | None = None
+    #: Validates structured content against a raw JSON Schema ``output``.
+    output_validator: Callable[[Any], None] | None = None
+    #: True when the ``Schema`` input has ``@rule`` methods to run after
+    #: decoding; without any, ``msgspec.convert`` alone validates it.
+    input_rules: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -100,7 +113,12 @@ class CompiledPrompt(_Entry):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CompiledServer:
-    """The immutable catalog of one ``Server`` class."""
+    """The immutable catalog of one ``Server`` class.
+
+    Everything that depends only on the declarations is computed here, once:
+    the capabilities both eras advertise, the key change events and cursors
+    use, each tool's ``Mcp-Param-*`` header map and its 2025-11-25 definition.
+    """
 
     server: type[Server]
     info: Implementation
@@ -112,6 +130,19 @@ class CompiledServer:
     #: True when any component declares permissions or ``authorize()``, so
     #: lists depend on the caller and must be cached privately.
     caller_dependent: bool
+    #: ``module.QualName`` of the server class: names it in change events
+    #: and pagination cursors, the same in every process.
+    key: str
+    #: What ``server/discover`` advertises (2026-07-28).
+    capabilities: ServerCapabilities
+    #: What ``initialize`` advertises (2025-11-25: no extensions).
+    legacy_capabilities: ServerCapabilities
+    #: True when ``subscriptions/listen`` (and legacy GET streams) are served.
+    listens: bool
+    #: Per tool: ``{lowercase header name: (property, JSON type)}``.
+    tool_headers: Mapping[str, Mapping[str, tuple[str, str]]]
+    #: Per tool: its definition as 2025-11-25 clients see it.
+    legacy_tools: Mapping[str, ToolDefinition]
 
 
 _cache: dict[type[Server], CompiledServer] = {}
@@ -145,8 +176,11 @@ def default_name(component: type[Any], suffix: str) -> str:
 # ----------------------------------------------------------------- server
 
 
-def _compile(server: Any) -> CompiledServer:
-    if not (isinstance(server, type) and issubclass(server, Server)):
+def _compile(declared: Any) -> CompiledServer:
+    server: Any = declared
+    # Server subclasses carry a marker: server.py imports this module, so
+    # this module cannot import the Server class back.
+    if not (isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True):
         raise ImproperlyConfigured(f"compile_server() needs a Server subclass, got {server!r}")
     label = f"{server.__module__}.{server.__qualname__}"
     for field in ("name", "version"):
@@ -183,6 +217,7 @@ def _compile(server: Any) -> CompiledServer:
         website_url=_opt_str(server, "website_url", label),
         icons=_icons(server, label),
     )
+    capabilities = _capabilities(server, tools, resources, templates, prompts)
     return CompiledServer(
         server=server,
         info=info,
@@ -193,6 +228,35 @@ def _compile(server: Any) -> CompiledServer:
         cache=server.cache,
         caller_dependent=any(e.permissions or e.has_authorize for e in every)
         or bool(getattr(server, "login_required", False)),
+        key=label,
+        capabilities=capabilities,
+        legacy_capabilities=msgspec.structs.replace(capabilities, extensions=UNSET),
+        listens=bool(server.list_changed or (server.subscribe and (resources or templates))),
+        tool_headers=MappingProxyType(
+            {name: MappingProxyType(header_params(t.definition.input_schema)) for name, t in tools.items()}
+        ),
+        legacy_tools=MappingProxyType({name: legacy_definition(t.definition) for name, t in tools.items()}),
+    )
+
+
+def _capabilities(
+    server: Any,
+    tools: Mapping[str, Any],
+    resources: Mapping[str, Any],
+    templates: Mapping[str, Any],
+    prompts: Mapping[str, Any],
+) -> ServerCapabilities:
+    """Return the capabilities a server with these components advertises."""
+    changed = {"listChanged": True} if server.list_changed else {}
+    resource_capability: dict[str, Any] = dict(changed)
+    if server.subscribe:
+        resource_capability["subscribe"] = True
+    return ServerCapabilities(
+        tools=dict(changed) if tools else UNSET,
+        resources=resource_capability if (resources or templates) else UNSET,
+        prompts=dict(changed) if prompts else UNSET,
+        completions={} if (prompts or templates) else UNSET,
+        logging={},
     )
 
 
@@ -264,6 +328,9 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
     output_type = component.output
     published_input = input_schema(input_type, label)
     published_output = UNSET if output_type is None else output_schema(output_type, label)
+    raw_input, raw_output = isinstance(input_type, dict), isinstance(output_type, dict)
+    input_validator = compile_validator(input_type, f"{label}.input") if raw_input else None
+    output_validator = compile_validator(output_type, f"{label}.output") if raw_output else None
     annotations = component.annotations
     if annotations is not None and not isinstance(annotations, ToolAnnotations):
         raise ImproperlyConfigured(f"{label}.annotations must be a ToolAnnotations")
@@ -288,6 +355,9 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
         definition=definition,
         input_type=input_type,
         output_type=output_type,
+        input_validator=input_validator,
+        output_validator=output_validator,
+        input_rules=isinstance(input_type, type) and has_rules(input_type),
     )
 
 

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from django.core.exceptions import ImproperlyConfigured
 
+from django_mcp.request import McpRequest
+
 __all__ = ["Handler", "HandlerKind", "plan_completer", "plan_handler"]
 
 HandlerKind = Literal["async", "sync", "asyncgen", "syncgen"]
@@ -53,8 +55,6 @@ def plan_handler(
     ``values`` names what may be injected by parameter name (template
     variables, prompt arguments, or ``argument``/``value`` for completion).
     """
-    from django_mcp.context import McpRequest
-
     func = inspect.getattr_static(component, method, None)
     if func is None:
         raise ImproperlyConfigured(f"{label} must define {method}()")

@@ -6,22 +6,24 @@ at import time; ``django_mcp.server.compiler`` validates a declaration once
 and turns it into an immutable catalog entry.
 
 Value types validate on construction and raise ``ValueError`` naming the
-offending value: ``Icon`` accepts only ``https:`` and ``data:`` URIs,
-``CacheHint`` a non-negative integer TTL and a ``public``/``private`` scope,
-``ContentAnnotations`` a priority in [0, 1], ``Completion`` at most 100
-values.
+offending value: ``Icon`` accepts only ``https:`` URIs with a host and
+RFC 2397 ``data:`` URIs, ``CacheHint`` a non-negative integer TTL and a
+``public``/``private`` scope, ``Completion`` at most 100 values.
+``ContentAnnotations`` (a resource's ``annotations``) lives in
+``django_mcp.response``, next to the content it describes.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
-import datetime
-import math
+import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal
 
 from django_mcp.protocol import content as wire
-from django_mcp.protocol._base import UNSET
+from django_mcp.response import ContentAnnotations
 
 if TYPE_CHECKING:
     from typing_extensions import TypeVar
@@ -38,7 +40,6 @@ __all__ = [
     "MAX_COMPLETION_VALUES",
     "CacheHint",
     "Completion",
-    "ContentAnnotations",
     "Icon",
     "Prompt",
     "PromptArgument",
@@ -52,13 +53,62 @@ MAX_COMPLETION_VALUES = 100
 
 
 class Icon(wire.Icon, frozen=True):
-    """An icon published by reference; only ``https:`` and ``data:`` URIs."""
+    """An icon published by reference; only ``https:`` and ``data:`` URIs.
+
+    An ``https:`` URI needs a host. A ``data:`` URI needs the RFC 2397 shape
+    ``data:[<mediatype>][;base64],<data>`` with a non-empty payload, which
+    must be valid Base64 when ``;base64`` is given. Whitespace is refused.
+    """
 
     def __post_init__(self) -> None:
         src = self.src if isinstance(self.src, str) else ""
-        scheme = src.split(":", 1)[0].lower() if ":" in src else ""
-        if scheme not in ("https", "data") or len(src) <= len(scheme) + 1:
-            raise ValueError(f"Icon src must be an https: or data: URI, got {self.src!r}")
+        scheme, colon, rest = src.partition(":")
+        scheme = scheme.lower()
+        if colon and not _WHITESPACE_RE.search(src):
+            if scheme == "https" and _has_host(src):
+                return
+            if scheme == "data" and _is_data_uri(rest):
+                return
+        raise ValueError(
+            f"Icon src must be an https: URI with a host or an RFC 2397 data: URI, got {self.src!r}"
+        )
+
+
+_WHITESPACE_RE = re.compile(r"\s")
+# A data: URI's mediatype (RFC 2397 section 3): type/subtype, loosely.
+_MEDIA_TYPE_RE = re.compile(r"^[A-Za-z0-9][\w!#$&^.+-]*/[A-Za-z0-9][\w!#$&^.+-]*$")
+
+
+def _has_host(src: str) -> bool:
+    try:
+        parts = urllib.parse.urlsplit(src)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
+def _is_data_uri(rest: str) -> bool:
+    # RFC 2397 section 3: dataurl := "data:" [ mediatype ] [ ";base64" ] "," data
+    header, comma, payload = rest.partition(",")
+    if not comma or not payload:
+        return False
+    mediatype, *params = header.split(";")
+    is_base64 = bool(params) and params[-1].lower() == "base64"
+    if is_base64:
+        params.pop()
+    if mediatype and not _MEDIA_TYPE_RE.match(mediatype):
+        return False
+    for param in params:
+        attribute, equals, _ = param.partition("=")
+        if not (attribute and equals):
+            return False
+    if is_base64:
+        try:
+            base64.b64decode(urllib.parse.unquote(payload), validate=True)
+        except ValueError:  # binascii.Error
+            return False
+    return True
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -77,45 +127,6 @@ class CacheHint:
             raise ValueError(f"CacheHint.ttl_ms must be a non-negative int, got {self.ttl_ms!r}")
         if self.scope not in ("private", "public"):
             raise ValueError(f"CacheHint.scope must be 'private' or 'public', got {self.scope!r}")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ContentAnnotations:
-    """Hints applied to every block of a response: audience, priority, date."""
-
-    audience: tuple[Literal["user", "assistant"], ...] | None = None
-    priority: float | None = None
-    last_modified: str | datetime.datetime | None = None
-
-    def __post_init__(self) -> None:
-        if self.audience is not None:
-            if isinstance(self.audience, str) or not all(
-                role in ("user", "assistant") for role in self.audience
-            ):
-                raise ValueError(f"audience must be a tuple of 'user'/'assistant', got {self.audience!r}")
-        if self.priority is not None:
-            if isinstance(self.priority, bool) or not isinstance(self.priority, int | float):
-                raise ValueError(f"priority must be a number, got {self.priority!r}")
-            if not (math.isfinite(self.priority) and 0 <= self.priority <= 1):
-                raise ValueError(f"priority must be between 0 and 1, got {self.priority!r}")
-        if self.last_modified is not None and not isinstance(self.last_modified, str | datetime.datetime):
-            raise ValueError(f"last_modified must be an ISO 8601 str or datetime, got {self.last_modified!r}")
-        if isinstance(self.last_modified, str):
-            try:
-                datetime.datetime.fromisoformat(self.last_modified.replace("Z", "+00:00"))
-            except ValueError:
-                raise ValueError(f"last_modified must be ISO 8601, got {self.last_modified!r}") from None
-
-    def to_wire(self) -> wire.Annotations:
-        """Return the wire ``Annotations`` for these hints."""
-        modified = self.last_modified
-        if isinstance(modified, datetime.datetime):
-            modified = modified.isoformat()
-        return wire.Annotations(
-            audience=UNSET if self.audience is None else tuple(self.audience),
-            priority=UNSET if self.priority is None else float(self.priority),
-            last_modified=UNSET if modified is None else modified,
-        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

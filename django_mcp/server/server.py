@@ -1,19 +1,22 @@
 """``Server``: a named catalog of tools, resources and prompts.
 
-A Server is a declaration. ``compile_server()`` validates it once; the
-dispatcher serves the compiled form; ``as_view()`` returns the async Django
-view that speaks Streamable HTTP for it.
+A Server is a declaration. ``compiled()`` validates it once and returns the
+immutable catalog the dispatcher serves; ``as_view()`` returns the Django
+view that speaks Streamable HTTP for it. The view itself is built by the
+HTTP transport (``django_mcp.transports.http``), which installs its view
+factory here when it is imported (the app imports it when Django starts):
+declarations never import a transport.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
+from django.core.exceptions import ImproperlyConfigured
+
+from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
-
-if TYPE_CHECKING:
-    from django_mcp.server.compiler import CompiledServer
 
 __all__ = ["Server"]
 
@@ -44,16 +47,24 @@ class Server:
     #: Advertise ``resources.subscribe`` (change notifications per URI).
     subscribe: ClassVar[bool] = True
 
+    # What the compiler recognises a Server subclass by (it cannot import
+    # this module, which imports it).
+    _mcp_server: ClassVar[bool] = True
+    # Builds the HTTP view; installed by django_mcp.transports.http.
+    _view_factory: ClassVar[Callable[..., Any] | None] = None
+
     @classmethod
     def compiled(cls) -> CompiledServer:
         """Return the validated, immutable catalog of this server (cached)."""
-        from django_mcp.server.compiler import compile_server
-
         return compile_server(cls)
 
     @classmethod
     def as_view(cls, **options: Any) -> Any:
-        """Return an async Django view serving this server over HTTP."""
-        from django_mcp.transports.http import McpView
-
-        return McpView.as_view(server=cls, **options)
+        """Return the Django view serving this server over Streamable HTTP."""
+        factory = Server._view_factory
+        if factory is None:
+            raise ImproperlyConfigured(
+                f"{cls.__qualname__}.as_view() needs the HTTP transport: add 'django_mcp' to "
+                "INSTALLED_APPS (or import django_mcp.transports.http)"
+            )
+        return factory(cls, **options)

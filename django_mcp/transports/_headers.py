@@ -8,7 +8,8 @@ Rules (MCP 2026-07-28 basic/transports/streamable-http, SEP-2243):
   ``params.uri`` (resources/read), surrounding whitespace ignored;
 * ``Mcp-Param-<Name>`` must mirror each argument whose input-schema property
   carries ``"x-mcp-header": "<Name>"`` and whose value is present and not
-  null; a header for an absent argument is a mismatch too.
+  null; a header for an absent argument is a mismatch too. The map of those
+  headers is computed per tool when the server is compiled.
 
 Values of the exact form ``=?base64?<b64>?=`` are strict Base64 of UTF-8 and
 are decoded before comparing. Values must be visible ASCII, space or tab. A
@@ -26,14 +27,22 @@ from typing import Any
 
 from django_mcp.exceptions import HeaderMismatch
 
-__all__ = ["McpHeaders", "header_params", "validate_headers"]
+__all__ = ["McpHeaders", "decode_value", "validate_headers"]
 
 _VALID_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
 _BASE64 = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 
 
 class McpHeaders:
-    """Case-insensitive view of a request's headers that keeps duplicates."""
+    """Case-insensitive view of a request's headers that keeps duplicates.
+
+    ``session_id`` and ``protocol_version`` are read up front: they decide
+    which protocol era serves the request.
+
+    Raises:
+        HeaderMismatch: ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is
+            sent more than once.
+    """
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         self._values: dict[str, list[str]] = {}
@@ -41,6 +50,8 @@ class McpHeaders:
             # Surrounding whitespace is not part of a field value (RFC 9110
             # 5.5); ASGI servers usually strip it, test clients may not.
             self._values.setdefault(name.lower(), []).append(value.strip(" \t"))
+        self.session_id = self.get("Mcp-Session-Id")
+        self.protocol_version = self.get("MCP-Protocol-Version")
 
     @classmethod
     def from_request(cls, request: Any) -> McpHeaders:
@@ -84,18 +95,6 @@ def decode_value(name: str, raw: str) -> str:
         return decoded.decode("utf-8")
     except (binascii.Error, ValueError):
         raise HeaderMismatch(f"Header mismatch: {name} header is not valid Base64") from None
-
-
-def header_params(input_schema: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Return ``{lowercase header name: (property, JSON type)}`` for x-mcp-header properties."""
-    properties = input_schema.get("properties")
-    out: dict[str, tuple[str, str]] = {}
-    if not isinstance(properties, Mapping):
-        return out
-    for prop, schema in properties.items():
-        if isinstance(schema, Mapping) and isinstance(schema.get("x-mcp-header"), str):
-            out[schema["x-mcp-header"].lower()] = (prop, str(schema.get("type", "string")))
-    return out
 
 
 def _same(expected: Any, header: str, kind: str) -> bool:

@@ -1,25 +1,29 @@
 """Streamable HTTP transport: one async Django view per MCP server.
 
-Both protocol eras are served on one endpoint:
+This module frames; ``django_mcp.dispatcher`` serves. Both protocol eras
+share one endpoint:
 
 * 2026-07-28 (stateless): every POST names its version in ``params._meta``
   and the ``MCP-Protocol-Version`` header; ``Mcp-Method``, ``Mcp-Name`` and
-  ``Mcp-Param-*`` must agree with the body; GET and DELETE are 405 for it.
+  ``Mcp-Param-*`` must agree with the body (``_headers.py``); GET and DELETE
+  are 405 for it.
 * 2025-11-25 (sessions): ``initialize`` mints an ``Mcp-Session-Id`` kept in
   Django's cache; GET opens the session's notification stream, DELETE ends
   it; server-to-client requests travel on the POST's SSE stream.
 
-A POST is answered with ``application/json`` unless the handler emits a
-notification (progress, log) or a server-to-client request before its
-result, in which case the answer becomes ``text/event-stream`` ending with
-the response; ``subscriptions/listen`` is always a stream. Closing a
-2026-07-28 response stream cancels the request. Under WSGI the view still
-serves plain JSON request/response (notifications are dropped).
+A POST is answered with ``application/json``. It becomes a
+``text/event-stream`` only when something can be sent before the result
+(a progress token or a log level was given, or a 2025-11-25 handler may ask
+its client for input) and is: then the answer streams, ending with the
+response. Only that case runs the request in a task of its own. Closing a
+2026-07-28 response stream cancels the request. ``subscriptions/listen`` is
+always a stream. Under WSGI the view serves plain JSON (notifications are
+dropped, streams refused).
 
 Security: a present ``Origin`` must be a loopback origin or listed in
 ``MCP_ALLOWED_ORIGINS`` (403 otherwise); ``Host`` must pass Django's
 ``ALLOWED_HOSTS``. The view is CSRF-exempt because MCP clients are not
-browsers with cookies; authentication is per request.
+browsers with cookies; authentication is per request (``_auth.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ClassVar
 
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
@@ -38,59 +42,34 @@ from django.utils.decorators import classonlymethod
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from django_mcp import subscriptions
-from django_mcp.auth import authenticate_request
-from django_mcp.conf import get_limits, get_setting
-from django_mcp.dispatcher import Dispatcher, ServerBusy
-from django_mcp.envelope import (
+from django_mcp.dispatcher import Dispatcher, ServerBusy, dispatchers
+from django_mcp.dispatcher.codec import (
     CLIENT_REQUEST_TIMEOUT,
-    META_VERSION,
-    CallContext,
     Envelope,
     Reply,
-    check_version,
     encode_error,
     encode_notification,
     encode_request,
     error_reply,
-    legacy_context,
     parse_message,
-    read_meta,
 )
-from django_mcp.events import get_backend, server_key
-from django_mcp.exceptions import (
-    HeaderMismatch,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    McpError,
-    MethodNotFound,
-)
-from django_mcp.protocol._base import UNSET
+from django_mcp.dispatcher.context import META_VERSION, CallContext, legacy_context, modern_context
+from django_mcp.dispatcher.sessions import ClientRequestFailed, LegacySession
+from django_mcp.exceptions import HeaderMismatch, InternalError, InvalidRequest, McpError, MethodNotFound
 from django_mcp.protocol.versions import LEGACY_VERSIONS, is_legacy
 from django_mcp.server.server import Server
 from django_mcp.transports import _sse
-from django_mcp.transports._headers import McpHeaders, header_params, validate_headers
+from django_mcp.transports._auth import authenticate
+from django_mcp.transports._headers import McpHeaders, validate_headers
 from django_mcp.transports._origin import origin_allowed
-from django_mcp.transports._sessions import ClientRequestFailed, LegacySession, pending
 
-__all__ = ["McpView", "get_dispatcher"]
+__all__ = ["McpView"]
 
 logger = logging.getLogger(__name__)
 
 JSON = "application/json"
 SSE = "text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
-
-_dispatchers: dict[type[Server], Dispatcher] = {}
-
-
-def get_dispatcher(server: type[Server]) -> Dispatcher:
-    """Return the process-wide dispatcher of ``server`` (compiled once)."""
-    dispatcher = _dispatchers.get(server)
-    if dispatcher is None:
-        dispatcher = _dispatchers[server] = Dispatcher(server.compiled())
-    return dispatcher
 
 
 class _Final:
@@ -104,6 +83,8 @@ class McpView(View):
     """Serve one ``Server`` over Streamable HTTP (async; WSGI gives JSON only)."""
 
     server: ClassVar[type[Server] | None] = None
+    #: Resolves the server's dispatcher once per view (``Server.as_view()``).
+    slot: ClassVar[_DispatcherSlot | None] = None
     http_method_names = ["post", "get", "delete"]
 
     @classonlymethod
@@ -116,18 +97,21 @@ class McpView(View):
     async def post(self, request: HttpRequest) -> HttpResponseBase:
         """Answer one JSON-RPC message."""
         dispatcher = self._dispatcher()
-        refused = self._refuse(request)
+        settings = dispatcher.settings
+        refused = self._refuse(request, dispatcher)
         if refused is not None:
             return refused
-        user, denied = await authenticate_request(request, dispatcher.compiled.server)
-        if isinstance(denied, HttpResponseBase):
+        user, denied = await authenticate(
+            request, dispatcher.compiled.server, backends=settings.authentication_backends
+        )
+        if denied is not None:
             return denied
-        content_type = request.content_type or ""
-        if content_type.lower() != JSON:
+        if (request.content_type or "").lower() != JSON:
             return _json_error(None, InvalidRequest(f"Content-Type must be {JSON}"), 415)
-        if not _accepts_json_or_sse(request.headers.get("Accept", "*/*")):
+        accept = request.headers.get("Accept", "*/*")
+        if not _accepts_json_or_sse(accept):
             return _json_error(None, InvalidRequest(f"Accept must allow {JSON} or {SSE}"), 406)
-        body = self._read_body(request)
+        body = _read_body(request, settings.limits.max_request_size)
         if isinstance(body, HttpResponse):
             return body
         try:
@@ -136,18 +120,17 @@ class McpView(View):
             # The message cannot be served at all (and so lacks the _meta a
             # modern request needs): always a 400, whatever the code.
             return _json_error(getattr(error, "request_id", None), error, 400)
-        headers = McpHeaders.from_request(request)
         try:
-            session_id = headers.get(SESSION_HEADER)
-            version_header = headers.get("MCP-Protocol-Version")
+            headers = McpHeaders.from_request(request)
         except HeaderMismatch as error:
             return _json_error(envelope.id, error, 400)
+        session_id, version_header = headers.session_id, headers.protocol_version
         meta = envelope.params.get("_meta")
         modern_meta = isinstance(meta, dict) and META_VERSION in meta
         if session_id is not None:
             return await self._legacy(request, dispatcher, envelope, session_id, version_header, user)
         if envelope.method == "initialize" and not modern_meta:
-            return await self._initialize(request, dispatcher, envelope)
+            return await self._initialize(dispatcher, envelope)
         if (version_header is not None or isinstance(meta, dict)) and not (
             not modern_meta and version_header is not None and is_legacy(version_header)
         ):
@@ -156,19 +139,6 @@ class McpView(View):
             f"Bad request: missing {SESSION_HEADER} (call initialize first) or 2026-07-28 _meta"
         )
         return _json_error(envelope.id, unrouted, 400)
-
-    def _read_body(self, request: HttpRequest) -> bytes | HttpResponse:
-        limit = get_limits().max_request_size
-        declared = request.headers.get("Content-Length")
-        if declared and declared.isdigit() and int(declared) > limit:
-            return _json_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"), 413)
-        try:
-            body = request.body
-        except RequestDataTooBig:
-            return _json_error(None, InvalidRequest("Request exceeds DATA_UPLOAD_MAX_MEMORY_SIZE"), 413)
-        if len(body) > limit:
-            return _json_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"), 413)
-        return body
 
     # ------------------------------------------------------------- modern
 
@@ -189,71 +159,57 @@ class McpView(View):
             # Core 2026-07-28 defines no client notification on HTTP; accept it.
             return HttpResponse(status=202)
         try:
-            if isinstance(envelope.params.get("_meta"), dict) and version_header is None:
-                raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
-            meta = read_meta(envelope)
-            if version_header is not None and version_header != meta.protocol_version:
-                raise HeaderMismatch(
-                    f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
-                    f"match body value {meta.protocol_version!r}"
-                )
-            check_version(meta.protocol_version)
+            ctx = modern_context(
+                envelope, http_request=request, user=user, version_header=version_header, header_required=True
+            )
+            name = envelope.params.get("name") if envelope.method == "tools/call" else None
             validate_headers(
                 headers,
                 method=envelope.method,
                 params=envelope.params,
-                param_headers=self._param_headers(dispatcher, envelope),
+                param_headers=dispatcher.compiled.tool_headers.get(name) if isinstance(name, str) else None,
             )
-            dispatcher.check_method(envelope.method, "modern")
         except McpError as error:
             return _json_error(envelope.id, error, error.http_status)
-        ctx = meta.context(http_request=request, user=user)
         if envelope.method == "subscriptions/listen":
-            return await self._listen(request, dispatcher, envelope, ctx)
+            return self._listen(request, dispatcher, envelope, ctx)
+        # An unknown method is answered by the dispatcher (-32601, HTTP 404).
         return await self._run(request, dispatcher, envelope, ctx)
 
-    def _param_headers(
-        self, dispatcher: Dispatcher, envelope: Envelope
-    ) -> Mapping[str, tuple[str, str]] | None:
-        if envelope.method != "tools/call":
-            return None
-        entry = dispatcher.compiled.tools.get(envelope.params.get("name"))  # type: ignore[arg-type]
-        if entry is None:
-            return None
-        return header_params(entry.definition.input_schema)
-
-    async def _listen(
+    def _listen(
         self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext
     ) -> HttpResponseBase:
         if not isinstance(request, ASGIRequest):
             return _json_error(envelope.id, MethodNotFound("subscriptions/listen needs an ASGI server"), 404)
         try:
-            subscriptions.honoured_filter(dispatcher, envelope.params.get("notifications"))
+            stream = dispatcher.listen(envelope, ctx)
+        except MethodNotFound as error:
+            return _json_error(envelope.id, error, error.http_status)
         except McpError as error:
             return _json_error(envelope.id, error, 400)
-        stream = _with_keepalive(subscriptions.listen(dispatcher, envelope, ctx))
-        return _sse_response(stream)
+        return _sse_response(_with_keepalive(stream, dispatcher.settings.sse_keepalive))
 
     # ------------------------------------------------------------- legacy
 
-    async def _initialize(
-        self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope
-    ) -> HttpResponseBase:
+    async def _initialize(self, dispatcher: Dispatcher, envelope: Envelope) -> HttpResponseBase:
         if envelope.kind != "request":
             return _json_error(envelope.id, InvalidRequest("initialize must be a request"), 400)
-        params = envelope.params
-        capabilities = params.get("capabilities")
-        if not isinstance(capabilities, dict):
-            return _json_error(envelope.id, InvalidParams("initialize needs a capabilities object"), 200)
-        version, result = dispatcher.initialize_result(params)
-        client_info = params.get("clientInfo")
+        try:
+            handshake = dispatcher.initialize(envelope.params)
+        except McpError as error:
+            return _json_error(envelope.id, error, 200)
+        settings = dispatcher.settings
         session = await LegacySession.create(
-            server=server_key(dispatcher.compiled.server),
-            version=version,
-            capabilities=capabilities,
-            client_info=client_info if isinstance(client_info, dict) else None,
+            server=dispatcher.compiled.key,
+            version=handshake.version,
+            capabilities=handshake.capabilities,
+            client_info=handshake.client_info,
+            cache_alias=settings.session_cache,
+            timeout=settings.session_timeout,
         )
-        response = HttpResponse(dispatcher.encode_raw_result(envelope.id, result), content_type=JSON)
+        response = HttpResponse(
+            dispatcher.encode_raw_result(envelope.id, handshake.result), content_type=JSON
+        )
         response[SESSION_HEADER] = session.id
         return response
 
@@ -266,7 +222,7 @@ class McpView(View):
         version_header: str | None,
         user: Any,
     ) -> HttpResponseBase:
-        session = await LegacySession.load(session_id, server=server_key(dispatcher.compiled.server))
+        session = await _load_session(dispatcher, session_id)
         if session is None:
             return _json_error(envelope.id, InvalidRequest("Session not found: initialize again"), 404)
         if version_header is not None and version_header not in LEGACY_VERSIONS:
@@ -274,11 +230,11 @@ class McpView(View):
                 envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version_header!r}"), 400
             )
         if envelope.kind == "response":
-            pending.resolve(session.id, envelope.id, result=envelope.result, error=envelope.error)
+            dispatcher.pending.resolve(session.id, envelope.id, result=envelope.result, error=envelope.error)
             return HttpResponse(status=202)
         if envelope.kind == "notification":
             if envelope.method == "notifications/cancelled":
-                _cancel_legacy(session.id, envelope.params.get("requestId"))
+                dispatcher.legacy_calls.cancel(session.id, envelope.params.get("requestId"))
             return HttpResponse(status=202)
         if envelope.method == "initialize":
             return _json_error(envelope.id, InvalidRequest("Session already initialized"), 400)
@@ -297,28 +253,22 @@ class McpView(View):
         legacy_session: LegacySession | None = None,
     ) -> HttpResponseBase:
         """Run the request; answer JSON unless something is sent before the result."""
-        queue: asyncio.Queue[bytes | _Final] = asyncio.Queue()
         can_stream = isinstance(request, ASGIRequest) and SSE in request.headers.get("Accept", "")
-
-        loop = asyncio.get_running_loop()
-
-        def emit(method: str, params: dict[str, Any]) -> None:
-            if not can_stream:
-                return
-            message = encode_notification(method, params)
-            if _running_loop() is loop:
-                queue.put_nowait(message)
-            else:
-                # A sync handler logs from sync_to_async's worker thread:
-                # asyncio queues are not thread-safe.
-                loop.call_soon_threadsafe(queue.put_nowait, message)
-
-        if legacy_session is not None and can_stream:
-            ctx.client_request = _client_requester(legacy_session, queue)
+        asks_client = legacy_session is not None and dispatcher.asks_input(envelope.method)
+        # Progress needs a token and log messages a level: without both
+        # nothing can precede the result.
+        may_notify = ctx.progress_token is not None or ctx.log_level is not None
+        if legacy_session is None and not (can_stream and may_notify):
+            # One plain JSON answer, served in the view's own task (a client
+            # disconnect cancels it): no task, no queue.
+            return _json_reply(await dispatcher.respond(envelope, ctx), ctx)
+        queue: asyncio.Queue[bytes | _Final] = asyncio.Queue()
+        emit = _emitter(queue) if can_stream else None
+        if legacy_session is not None and can_stream and asks_client:
+            ctx.client_request = _client_requester(dispatcher, legacy_session, queue)
         task = asyncio.ensure_future(dispatcher.respond(envelope, ctx, emit))
         if legacy_session is not None:
-            _legacy_tasks[(legacy_session.id, str(envelope.id))] = task
-            task.add_done_callback(lambda _t: _legacy_tasks.pop((legacy_session.id, str(envelope.id)), None))
+            dispatcher.legacy_calls.add(legacy_session.id, envelope.id, task)
         task.add_done_callback(lambda _t: queue.put_nowait(_FINAL))
         try:
             first = await queue.get()
@@ -326,12 +276,7 @@ class McpView(View):
             task.cancel()
             raise
         if isinstance(first, _Final):
-            reply = _reply_of(task)
-            status = 200 if ctx.era == "legacy" and reply.error is not None else reply.status
-            response = HttpResponse(reply.body, status=status, content_type=JSON)
-            if isinstance(reply.error, ServerBusy):
-                response["Retry-After"] = "1"
-            return response
+            return _json_reply(_reply_of(task), ctx)
         return _sse_response(_stream(first, queue, task))
 
     # ------------------------------------------------------ GET and DELETE
@@ -348,7 +293,8 @@ class McpView(View):
             return _not_allowed()
         if SSE not in request.headers.get("Accept", ""):
             return HttpResponse(status=406)
-        return _sse_response(_with_keepalive(_session_stream(dispatcher, session)))
+        stream = dispatcher.session_notifications(lambda: _load_session(dispatcher, session.id))
+        return _sse_response(_with_keepalive(stream, dispatcher.settings.sse_keepalive))
 
     async def delete(self, request: HttpRequest) -> HttpResponseBase:
         """End a legacy session (405 without a session)."""
@@ -364,13 +310,13 @@ class McpView(View):
         Host/Origin are checked first (403); no session header is 405, an
         unknown or ended session 404.
         """
-        refused = self._refuse(request)
+        refused = self._refuse(request, dispatcher)
         if refused is not None:
             return refused
         session_id = request.headers.get(SESSION_HEADER)
         if session_id is None:
             return _not_allowed()
-        session = await LegacySession.load(session_id, server=server_key(dispatcher.compiled.server))
+        session = await _load_session(dispatcher, session_id)
         if session is None:
             return _json_error(None, InvalidRequest("Session not found"), 404)
         return session
@@ -378,18 +324,24 @@ class McpView(View):
     # ------------------------------------------------------------ helpers
 
     def _dispatcher(self) -> Dispatcher:
+        slot = self.slot
+        if slot is not None and slot.dispatcher is not None:
+            return slot.dispatcher
         if self.server is None:
             raise TypeError("McpView needs a server: use MyServer.as_view()")
-        return get_dispatcher(self.server)
+        dispatcher = dispatchers.get(self.server)
+        if slot is not None:
+            slot.dispatcher = dispatcher
+        return dispatcher
 
-    def _refuse(self, request: HttpRequest) -> HttpResponse | None:
+    def _refuse(self, request: HttpRequest, dispatcher: Dispatcher) -> HttpResponse | None:
         """Return a 403 for a disallowed Host or Origin (DNS rebinding)."""
         try:
             request.get_host()
         except DisallowedHost:
             return _json_error(None, InvalidRequest("Forbidden: host not allowed"), 403)
         origin = request.headers.get("Origin")
-        if origin is not None and not origin_allowed(origin, get_setting("MCP_ALLOWED_ORIGINS")):
+        if origin is not None and not origin_allowed(origin, dispatcher.settings.allowed_origins):
             return _json_error(None, InvalidRequest("Forbidden: origin not allowed"), 403)
         return None
 
@@ -408,15 +360,71 @@ class McpView(View):
         return answer()
 
 
+class _DispatcherSlot:
+    """Where one view keeps its server's dispatcher once resolved."""
+
+    __slots__ = ("dispatcher",)
+
+    def __init__(self) -> None:
+        self.dispatcher: Dispatcher | None = None
+
+
+def _view_for(server: type[Server], **options: Any) -> Any:
+    return McpView.as_view(server=server, slot=_DispatcherSlot(), **options)
+
+
+# Server.as_view() builds its view here: declarations never import a transport.
+Server._view_factory = staticmethod(_view_for)
+
+
 # ------------------------------------------------------------------ helpers
 
-_legacy_tasks: dict[tuple[str, str], asyncio.Future[Reply]] = {}
+
+async def _load_session(dispatcher: Dispatcher, session_id: str) -> LegacySession | None:
+    settings = dispatcher.settings
+    return await LegacySession.load(
+        session_id,
+        server=dispatcher.compiled.key,
+        cache_alias=settings.session_cache,
+        timeout=settings.session_timeout,
+    )
 
 
-def _cancel_legacy(session_id: str, request_id: Any) -> None:
-    task = _legacy_tasks.get((session_id, str(request_id)))
-    if task is not None:
-        task.cancel()
+def _read_body(request: HttpRequest, limit: int) -> bytes | HttpResponse:
+    declared = request.headers.get("Content-Length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        return _json_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"), 413)
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return _json_error(None, InvalidRequest("Request exceeds DATA_UPLOAD_MAX_MEMORY_SIZE"), 413)
+    if len(body) > limit:
+        return _json_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"), 413)
+    return body
+
+
+def _json_reply(reply: Reply, ctx: CallContext) -> HttpResponse:
+    # A 2025-11-25 session always answers JSON-RPC errors with HTTP 200.
+    status = 200 if ctx.era == "legacy" and reply.error is not None else reply.status
+    response = HttpResponse(reply.body, status=status, content_type=JSON)
+    if isinstance(reply.error, ServerBusy):
+        response["Retry-After"] = "1"
+    return response
+
+
+def _emitter(queue: asyncio.Queue[bytes | _Final]) -> Callable[[str, dict[str, Any]], None]:
+    loop = asyncio.get_running_loop()
+
+    def emit(method: str, params: dict[str, Any]) -> None:
+        message = encode_notification(method, params)
+        if _running_loop() is loop:
+            queue.put_nowait(message)
+        else:
+            # A sync handler logs from sync_to_async's worker thread:
+            # asyncio queues are not thread-safe.
+            loop.call_soon_threadsafe(queue.put_nowait, message)
+
+    return emit
 
 
 def _not_allowed() -> HttpResponse:
@@ -479,7 +487,11 @@ async def _stream(
             task.cancel()
 
 
-def _client_requester(session: LegacySession, queue: asyncio.Queue[bytes | _Final]) -> Any:
+def _client_requester(
+    dispatcher: Dispatcher, session: LegacySession, queue: asyncio.Queue[bytes | _Final]
+) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
+    pending = dispatcher.pending
+
     async def client_request(method: str, params: dict[str, Any]) -> Any:
         request_id = pending.new_id()
         future = pending.expect(session.id, request_id)
@@ -494,12 +506,11 @@ def _client_requester(session: LegacySession, queue: asyncio.Queue[bytes | _Fina
     return client_request
 
 
-async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+async def _with_keepalive(source: AsyncIterator[bytes], interval: float) -> AsyncIterator[bytes]:
     """Yield SSE events from ``source``, with a comment when it stays idle.
 
     An empty item from ``source`` becomes a comment too ("the stream is live").
     """
-    interval = get_setting("MCP_SSE_KEEPALIVE")
     iterator = source.__aiter__()
     step: asyncio.Future[bytes] | None = None
     try:
@@ -521,40 +532,3 @@ async def _with_keepalive(source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             step.cancel()
             with contextlib.suppress(BaseException):
                 await step
-
-
-async def _session_stream(dispatcher: Dispatcher, session: LegacySession) -> AsyncIterator[bytes]:
-    """Yield a legacy session's change notifications (no subscription ids).
-
-    List changes only for features advertised with ``listChanged``; resource
-    updates for subscribed URIs and their sub-resources (2025-11-25
-    server/resources). The stream ends at the first event after the session
-    is gone.
-    """
-    key = server_key(dispatcher.compiled.server)
-    methods = {
-        kind: method
-        for kind, method in _LIST_CHANGED.items()
-        if dispatcher.compiled.server.list_changed and getattr(dispatcher.capabilities, kind) is not UNSET
-    }
-    async with get_backend().listen() as events:
-        # A comment once listening: headers and a first byte flush through
-        # proxies, and the client knows no change can be missed from now on.
-        yield b""
-        async for event in events:
-            if event.server != key or (event.kind != "resource_updated" and event.kind not in methods):
-                continue
-            current = await LegacySession.load(session.id, server=key)
-            if current is None:
-                return
-            if event.kind != "resource_updated":
-                yield encode_notification(methods[event.kind])
-            elif event.uri is not None and subscriptions.watches(current.subscriptions, event.uri):
-                yield encode_notification("notifications/resources/updated", {"uri": event.uri})
-
-
-_LIST_CHANGED = {
-    "tools": "notifications/tools/list_changed",
-    "prompts": "notifications/prompts/list_changed",
-    "resources": "notifications/resources/list_changed",
-}

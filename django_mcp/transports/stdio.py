@@ -16,7 +16,7 @@ ever written to the output; failures are logged (stderr), never printed.
 * End of input stops subscriptions at once, lets requests in flight finish
   for ``grace`` seconds, then cancels the rest and returns.
 
-Both protocol eras share one process (SERVER-CHECKLIST §16). A request
+Both protocol eras share one process. A request
 whose ``params._meta`` names a protocol version is served statelessly as
 2026-07-28 (``server/discover``, ``subscriptions/listen``). ``initialize``
 without it opens the process's one 2025-11-25 session: later requests
@@ -49,27 +49,23 @@ from collections.abc import (
 )
 from typing import IO, Any, Final, cast
 
-from django_mcp import subscriptions
-from django_mcp.conf import get_limits
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import (
+from django_mcp.dispatcher import Dispatcher, dispatchers
+from django_mcp.dispatcher.codec import (
     CLIENT_REQUEST_TIMEOUT,
-    META_VERSION,
-    CallContext,
     Envelope,
     encode_error,
     encode_notification,
     encode_request,
-    legacy_context,
-    modern_context,
+    is_valid_id,
     parse_message,
 )
-from django_mcp.events import get_backend, server_key
-from django_mcp.exceptions import InternalError, InvalidParams, InvalidRequest, McpError
+from django_mcp.dispatcher.context import CallContext, is_modern, legacy_context, modern_context
+from django_mcp.dispatcher.sessions import ClientRequestFailed, LocalSession
+from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID
+from django_mcp.exceptions import InternalError, InvalidRequest, McpError
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import RequestId
 from django_mcp.server.server import Server
-from django_mcp.transports._sessions import ClientRequestFailed
 
 __all__ = [
     "CLIENT_REQUEST_TIMEOUT",
@@ -93,12 +89,6 @@ SHUTDOWN_GRACE: Final = 2.0  # seconds
 _CHUNK: Final = 64 * 1024
 _CANCEL_TIMEOUT: Final = 1.0  # seconds
 
-_LIST_CHANGED: Final = {
-    "tools": "notifications/tools/list_changed",
-    "prompts": "notifications/prompts/list_changed",
-    "resources": "notifications/resources/list_changed",
-}
-
 
 async def serve_stdio(
     server: type[Server],
@@ -112,7 +102,7 @@ async def serve_stdio(
     ``write`` is awaited once per outgoing message with the whole line,
     never concurrently. Return after the last message has been written.
     """
-    connection = _Connection(Dispatcher(server.compiled()), write)
+    connection = _Connection(dispatchers.get(server), write)
     await connection.run(reader, grace=grace)
 
 
@@ -241,35 +231,6 @@ async def _lines(reader: asyncio.StreamReader, limit: int) -> AsyncIterator[byte
 # ------------------------------------------------------------ connection
 
 
-@dataclasses.dataclass(slots=True)
-class _LegacySession:
-    """The process's 2025-11-25 session: the state ``initialize`` opened."""
-
-    version: str
-    capabilities: dict[str, Any]
-    client_info: dict[str, Any] | None
-    log_level: str | None = None
-    subscriptions: list[str] = dataclasses.field(default_factory=list)
-
-    async def set_log_level(self, level: str) -> None:
-        """Remember the minimum log level the client wants (logging/setLevel)."""
-        self.log_level = level
-
-    async def subscribe(self, uri: str) -> None:
-        """Send ``notifications/resources/updated`` for ``uri`` from now on."""
-        if uri not in self.subscriptions:
-            self.subscriptions.append(uri)
-
-    async def unsubscribe(self, uri: str) -> None:
-        """Stop the notifications for ``uri``."""
-        if uri in self.subscriptions:
-            self.subscriptions.remove(uri)
-
-    def watches(self, uri: str) -> bool:
-        """Return True when ``uri`` or a parent of it is subscribed."""
-        return subscriptions.watches(self.subscriptions, uri)
-
-
 @dataclasses.dataclass(eq=False, slots=True)
 class _Call:
     """One request in flight."""
@@ -297,7 +258,7 @@ class _Connection:
         self._background: set[asyncio.Task[None]] = set()
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
-        self._session: _LegacySession | None = None
+        self._session: LocalSession | None = None
         self._closing = False
 
     async def run(self, reader: asyncio.StreamReader, *, grace: float) -> None:
@@ -305,7 +266,7 @@ class _Connection:
         writer = self._loop.create_task(self._drain())
         ended = False
         try:
-            async for line in _lines(reader, get_limits().max_request_size):
+            async for line in _lines(reader, self.dispatcher.settings.limits.max_request_size):
                 try:
                     self._receive(line)
                 except Exception:  # one bad message must not end the process
@@ -372,8 +333,7 @@ class _Connection:
             error = InvalidRequest("Invalid request: id is already used by a request in flight")
             self._post(encode_error(envelope.id, error))
             return
-        meta = envelope.params.get("_meta")
-        modern = isinstance(meta, dict) and META_VERSION in meta
+        modern = is_modern(envelope)
         if not modern and envelope.method == "initialize":
             self._initialize(envelope)
             return
@@ -411,7 +371,7 @@ class _Connection:
         if envelope.method != "notifications/cancelled":
             return
         request_id = envelope.params.get("requestId")
-        if not (isinstance(request_id, str) or type(request_id) is int):
+        if not is_valid_id(request_id):
             return  # invalid cancellations are ignored silently
         call = self._calls.get(request_id)
         if call is not None:
@@ -448,8 +408,7 @@ class _Connection:
 
     async def _listen(self, call: _Call, envelope: Envelope, ctx: CallContext) -> None:
         try:
-            self.dispatcher.check_method(envelope.method, "modern")
-            stream = cast(AsyncGenerator[bytes, None], subscriptions.listen(self.dispatcher, envelope, ctx))
+            stream = cast(AsyncGenerator[bytes, None], self.dispatcher.listen(envelope, ctx))
             async with contextlib.aclosing(stream):
                 async for frame in stream:
                     self._post(frame, call)
@@ -462,8 +421,8 @@ class _Connection:
             return
         # The event stream ended on the server's side: close the
         # subscription with its result, then notifications/cancelled
-        # (SERVER-CHECKLIST §8 and §17.1).
-        result = {"resultType": "complete", "_meta": {subscriptions.SUBSCRIPTION_ID: call.id}}
+        # (MCP 2026-07-28 basic/patterns/subscriptions).
+        result = {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: call.id}}
         self._post(self.dispatcher.encode_raw_result(call.id, result), call)
         ended = {"requestId": call.id, "reason": "Subscription ended by the server"}
         self._post(encode_notification("notifications/cancelled", ended), call)
@@ -475,22 +434,19 @@ class _Connection:
             error: McpError = InvalidRequest("Invalid request: this process is already initialized")
             self._post(encode_error(envelope.id, error))
             return
-        params = envelope.params
-        capabilities = params.get("capabilities")
-        if not isinstance(capabilities, dict):
-            error = InvalidParams("Invalid params: initialize needs a capabilities object")
+        try:
+            handshake = self.dispatcher.initialize(envelope.params)
+        except McpError as error:
             self._post(encode_error(envelope.id, error))
             return
-        version, result = self.dispatcher.initialize_result(params)
-        client_info = params.get("clientInfo")
-        self._session = _LegacySession(
-            version=version,
-            capabilities=capabilities,
-            client_info=client_info if isinstance(client_info, dict) else None,
+        self._session = session = LocalSession(
+            version=handshake.version,
+            capabilities=handshake.capabilities,
+            client_info=handshake.client_info,
         )
-        self._post(self.dispatcher.encode_raw_result(envelope.id, result))
+        self._post(self.dispatcher.encode_raw_result(envelope.id, handshake.result))
         if self.dispatcher.listens:
-            task = self._loop.create_task(self._session_notifications(self._session))
+            task = self._loop.create_task(self._session_notifications(session))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
@@ -525,28 +481,16 @@ class _Connection:
         cancelled = {"requestId": request_id, "reason": reason}
         self._post(encode_notification("notifications/cancelled", cancelled))
 
-    async def _session_notifications(self, session: _LegacySession) -> None:
+    async def _session_notifications(self, session: LocalSession) -> None:
         """Send list changes and subscribed resource updates (no subscription id)."""
-        key = server_key(self.dispatcher.compiled.server)
-        offered = {
-            kind: method
-            for kind, method in _LIST_CHANGED.items()
-            if self.dispatcher.compiled.server.list_changed
-            and getattr(self.dispatcher.capabilities, kind) is not UNSET
-        }
+
+        async def current() -> LocalSession:
+            return session
+
         try:
-            async with get_backend().listen() as events:
-                async for event in events:
-                    if event.server != key:
-                        continue
-                    if event.kind == "resource_updated":
-                        if event.uri is not None and session.watches(event.uri):
-                            updated = encode_notification(
-                                "notifications/resources/updated", {"uri": event.uri}
-                            )
-                            self._post(updated)
-                    elif event.kind in offered:
-                        self._post(encode_notification(offered[event.kind]))
+            async for frame in self.dispatcher.session_notifications(current):
+                if frame:
+                    self._post(frame)
         except Exception:
             logger.exception("The 2025-11-25 change notifications stopped")
 

@@ -21,8 +21,7 @@ from django.contrib.auth.models import AnonymousUser, Permission, User
 from django.core.management import call_command
 from django.urls import reverse
 
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.events import get_backend
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from django_mcp.registry import registry

@@ -19,8 +19,7 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.registry import registry
 
 MODERN = "2026-07-28"

@@ -32,8 +32,7 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.inputs import elicit, input_required, list_roots
 from django_mcp.protocol.content import (
     Annotations,
@@ -75,7 +74,9 @@ from django_mcp.protocol.results import (
 from django_mcp.schemas import Schema
 from django_mcp.server.compiler import compile_server
 
-SPEC = json.loads(Path("/work/shared/spec/schema-2026-07-28.json").read_text())
+# The pinned copy in tests/spec/ (see its README.md), read relative to this file.
+SPEC_FILE = Path(__file__).resolve().parents[1] / "spec" / "schema-2026-07-28.json"
+SPEC = json.loads(SPEC_FILE.read_text(encoding="utf-8"))
 
 
 def errors(definition: str, instance: Any) -> list[str]:

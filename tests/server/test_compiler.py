@@ -1,6 +1,7 @@
 """Tests for django_mcp.server.compiler: validated, immutable catalogs."""
 
 import dataclasses
+import importlib.util
 from typing import Any
 
 import msgspec
@@ -445,6 +446,7 @@ def test_invalid_x_mcp_header_annotations_are_refused_at_compile_time(schema: di
         compile_server(HeaderServer)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("jsonschema") is None, reason="needs the jsonschema extra")
 def test_valid_x_mcp_header_annotation_compiles() -> None:
     from django_mcp import Server
     from django_mcp.server.compiler import compile_server

@@ -5,6 +5,7 @@ on the wire, through the real dispatcher.
 """
 
 import base64
+import re
 from typing import Any
 
 import msgspec
@@ -24,10 +25,8 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.envelope import modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.inputs import input_required
-from django_mcp.protocol.content import Annotations
 from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from django_mcp.server.compiler import compile_server
 
@@ -55,7 +54,17 @@ def error_code(reply: Any) -> int | None:
 
 @pytest.mark.parametrize(
     "src",
-    ["https://example.org/catalog.svg", "HTTPS://example.org/x.png", "data:image/png;base64,iVBORw0KGgo="],
+    [
+        "https://example.org/catalog.svg",
+        "HTTPS://example.org/x.png",
+        "https://example.org:8443/x.png?v=2#frag",
+        "https://[2001:db8::1]/x.png",
+        "data:image/png;base64,iVBORw0KGgo=",
+        "data:image/svg+xml;charset=utf-8,%3Csvg%2F%3E",
+        "data:;base64,iVBORw==",
+        "data:,plain%20text",
+        "DATA:image/png;BASE64,iVBORw==",
+    ],
 )
 def test_icon_accepts_https_and_data_uris(src: str) -> None:
     assert Icon(src=src, mime_type="image/png").src == src
@@ -76,6 +85,57 @@ def test_icon_accepts_https_and_data_uris(src: str) -> None:
 )
 def test_icon_refuses_anything_but_https_and_data_uris(src: str) -> None:
     with pytest.raises(ValueError):
+        Icon(src=src)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "https://",
+        "https:foo",
+        "https:/example.org/x.png",
+        "https:///x.png",
+        "https://:443/x.png",
+        "https://user@/x.png",
+        "https://[::1/x.png",
+        "https://example.org:99999/x.png",
+        "https://example.org/a b.png",
+    ],
+)
+def test_icon_refuses_an_https_uri_without_a_valid_host(src: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(repr(src))):
+        Icon(src=src)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "data:image/png",
+        "data:x",
+        "data:image/png;base64",
+        "data:image/png;base64,",
+        "data:image/png,",
+        "data:image/png;base64,not base64",
+        "data:image/png;base64,iVBORw0KGgo",
+        "data:image/png;base64,iVB*Rw==",
+        "data:png;base64,iVBORw==",
+        "data:image/png;charset;base64,iVBORw==",
+    ],
+    ids=[
+        "no-comma",
+        "no-mediatype-no-comma",
+        "base64-no-comma",
+        "empty-base64-payload",
+        "empty-payload",
+        "whitespace",
+        "bad-padding",
+        "bad-alphabet",
+        "mediatype-without-subtype",
+        "parameter-without-value",
+    ],
+)
+def test_icon_refuses_a_data_uri_that_is_not_rfc_2397(src: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(repr(src))):
         Icon(src=src)
 
 
@@ -217,42 +277,6 @@ async def test_tampered_request_state_is_refused() -> None:
     state = first["result"]["requestState"] + "x"
     reply = await call(StatefulServer, "resources/read", {"uri": "catalog://stateful", "requestState": state})
     assert error_code(reply) == INVALID_PARAMS
-
-
-# -- ContentAnnotations -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize("priority", [0, 0.0, 0.5, 1, 1.0])
-def test_content_annotations_accept_a_priority_between_0_and_1(priority: float) -> None:
-    assert ContentAnnotations(priority=priority).to_wire() == Annotations(priority=float(priority))
-
-
-@pytest.mark.parametrize("priority", [-0.01, 1.01, 2, float("nan"), float("inf"), True, "0.5"])
-def test_content_annotations_refuse_a_priority_outside_0_and_1(priority: Any) -> None:
-    with pytest.raises(ValueError):
-        ContentAnnotations(priority=priority)
-
-
-@pytest.mark.parametrize("audience", [("system",), "user"])
-def test_content_annotations_refuse_an_audience_other_than_user_or_assistant(audience: Any) -> None:
-    with pytest.raises(ValueError):
-        ContentAnnotations(audience=audience)
-
-
-def test_content_annotations_refuse_a_last_modified_that_is_not_iso_8601() -> None:
-    with pytest.raises(ValueError):
-        ContentAnnotations(last_modified="yesterday")
-
-
-def test_content_annotations_encode_as_audience_priority_and_last_modified() -> None:
-    annotations = ContentAnnotations(
-        audience=("assistant",), priority=0.8, last_modified="2026-10-21T12:00:00Z"
-    )
-    assert msgspec.json.decode(msgspec.json.encode(annotations.to_wire())) == {
-        "audience": ["assistant"],
-        "priority": 0.8,
-        "lastModified": "2026-10-21T12:00:00Z",
-    }
 
 
 # -- ToolAnnotations -----------------------------------------------------------------------

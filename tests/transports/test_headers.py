@@ -15,7 +15,8 @@ import pytest
 
 from django_mcp.exceptions import HeaderMismatch
 from django_mcp.protocol import jsonrpc
-from django_mcp.transports._headers import McpHeaders, decode_value, header_params, validate_headers
+from django_mcp.server._tool_schemas import header_params
+from django_mcp.transports._headers import McpHeaders, decode_value, validate_headers
 
 MODERN = "2026-07-28"
 

@@ -21,9 +21,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
 from django.test import AsyncRequestFactory
 
-from django_mcp import McpRequest, McpResponse, Server, Tool, _authn
+from django_mcp import McpRequest, McpResponse, Server, Tool
 from django_mcp.exceptions import AuthenticationFailed
 from django_mcp.protocol import jsonrpc
+from django_mcp.transports import _auth as _authn
 
 MODERN = "2026-07-28"
 SERVER_INFO = {"name": "django-mcp-conformance", "version": "0.1.0"}

@@ -18,8 +18,8 @@ from unittest.mock import ANY
 import httpx
 import pytest
 
+from django_mcp.dispatcher.sessions import LegacySession, PendingRequests
 from django_mcp.protocol import jsonrpc
-from django_mcp.transports._sessions import LegacySession, PendingRequests
 
 LEGACY = "2025-11-25"
 SERVER_INFO = {"name": "django-mcp-conformance", "version": "0.1.0"}
@@ -509,11 +509,12 @@ async def test_legacy_get_stream_delivers_list_changes_without_subscription_ids(
 async def test_each_request_of_a_session_renews_its_idle_timeout(settings) -> None:  # type: ignore[no-untyped-def]
     from unittest import mock
 
-    from django_mcp.transports._sessions import LegacySession
+    from django_mcp.dispatcher.sessions import LegacySession
 
-    settings.MCP_SESSION_TIMEOUT = 123
-    session = await LegacySession.create(server="s", version="2025-11-25", capabilities={}, client_info=None)
+    session = await LegacySession.create(
+        server="s", version="2025-11-25", capabilities={}, client_info=None, timeout=123
+    )
     cache = LegacySession._cache()
     with mock.patch.object(cache, "atouch", wraps=cache.atouch) as touch:
-        assert await LegacySession.load(session.id, server="s") == session
+        assert await LegacySession.load(session.id, server="s", timeout=123) == session
     touch.assert_awaited_once_with("django_mcp:session:" + session.id, 123)

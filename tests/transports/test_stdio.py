@@ -18,7 +18,8 @@ import msgspec
 import pytest
 
 import django_mcp
-from django_mcp import McpRequest, McpResponse, Resource, Server, Tool, subscriptions
+from django_mcp import McpRequest, McpResponse, Resource, Server, Tool
+from django_mcp.dispatcher import subscriptions
 from django_mcp.events import Event, EventBackend
 from django_mcp.inputs import elicit, input_required
 from django_mcp.protocol import jsonrpc

@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.core.signals import got_request_exception
 
-from django_mcp.context import McpRequest
+from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.server.handlers import Handler
 
-__all__ = ["invoke"]
+__all__ = ["invoke", "report_failure"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,13 +44,14 @@ async def invoke(
     method = getattr(instance, handler.name)
     kwargs = _arguments(handler, request, payload, values or {})
     produced: list[Any] = []
-    tracker = _ProgressTracker(request, emit)
-
     if handler.kind == "async":
         _collect(await method(**kwargs), produced)
-    elif handler.kind == "sync":
+        return produced
+    if handler.kind == "sync":
         _collect(await sync_to_async(method, thread_sensitive=True)(**kwargs), produced)
-    elif handler.kind == "asyncgen":
+        return produced
+    tracker = _ProgressTracker(request, emit)
+    if handler.kind == "asyncgen":
         async for item in method(**kwargs):
             if not tracker.consume(item):
                 _collect(item, produced)
@@ -123,3 +125,10 @@ class _ProgressTracker:
             params["message"] = update.message
         self.emit("notifications/progress", params)
         return True
+
+
+def report_failure(request: McpRequest, exc: BaseException, what: str) -> None:
+    """Log an unexpected exception in user code; the client never sees its text."""
+    logger.error("Unexpected error in %s", what, exc_info=exc)
+    # Let Sentry-style handlers that listen to Django's signal see it too.
+    got_request_exception.send(sender=None, request=request.http_request)

@@ -1,4 +1,4 @@
-"""Resolve the identity of an HTTP request and challenge anonymous callers.
+"""Authenticate an HTTP request: resolve its user, or answer with a challenge.
 
 Authenticators listed in ``MCP_AUTHENTICATION_BACKENDS`` are dotted paths
 to classes with ``authenticate(request)`` (sync or async) returning a user
@@ -19,7 +19,7 @@ from django.http import HttpResponse
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_setting
-from django_mcp.envelope import encode_error
+from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 
 __all__ = ["authenticate", "challenge", "get_authenticators"]
@@ -38,15 +38,23 @@ def _load(paths: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def get_authenticators() -> tuple[Any, ...]:
-    """Return instances of the configured authenticators."""
-    return _load(tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")))
+def get_authenticators(paths: tuple[str, ...] | None = None) -> tuple[Any, ...]:
+    """Return instances of the authenticators at ``paths`` (default: the setting)."""
+    return _load(tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")) if paths is None else paths)
 
 
-async def authenticate(request: Any, server: Any) -> tuple[Any, HttpResponse | None]:
-    """Return ``(user, None)``, or ``(None, response)`` when access is refused."""
+async def authenticate(
+    request: Any, server: Any, *, backends: tuple[str, ...] | None = None
+) -> tuple[Any, HttpResponse | None]:
+    """Return ``(user, None)``, or ``(None, response)`` when access is refused.
+
+    ``backends`` are the authenticator paths (``MCP_AUTHENTICATION_BACKENDS``
+    by default). A server with ``login_required`` answers anonymous callers
+    with 401 and a ``WWW-Authenticate`` challenge pointing at the protected
+    resource metadata (RFC 9728).
+    """
     user = None
-    for authenticator in get_authenticators():
+    for authenticator in get_authenticators(backends) if backends != () else ():
         method = authenticator.authenticate
         try:
             if inspect.iscoroutinefunction(method):

@@ -77,20 +77,27 @@ def _responses(produced: Sequence[Any], what: str) -> list[McpResponse]:
 
 def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
     """Return the tool result for ``produced``."""
-    special = _only(produced, CallToolResult, "tool")
-    if special is not None:
-        return special  # type: ignore[no-any-return]
-    responses = _responses(produced, "tool")
-    structured = [r for r in responses if r.has_structured]
-    if len(structured) > 1:
-        raise ShapeError("a tool may return only one structured() result per call")
-    content = tuple(block for r in responses for block in r.content)
-    meta = merge_meta(responses)
+    if not produced or not all(type(item) is McpResponse for item in produced):
+        special = _only(produced, CallToolResult, "tool")
+        if special is not None:
+            return special  # type: ignore[no-any-return]
+        _responses(produced, "tool")  # raises: something else was returned
+    content: list[Any] = []
+    structured: Any = UNSET
+    is_error = with_meta = False
+    for response in produced:
+        if response.structured_content is not UNSET:
+            if structured is not UNSET:
+                raise ShapeError("a tool may return only one structured() result per call")
+            structured = response.structured_content
+        content.extend(response.content)
+        is_error = is_error or response.is_error
+        with_meta = with_meta or bool(response.meta)
     return CallToolResult(
-        content=content,
-        structuredContent=structured[0].structured_content if structured else UNSET,
-        isError=any(r.is_error for r in responses),
-        meta=meta or UNSET,
+        content=tuple(content),
+        structuredContent=structured,
+        isError=is_error,
+        meta=(merge_meta(produced) or UNSET) if with_meta else UNSET,
     )
 
 

@@ -1,0 +1,184 @@
+"""JSON-RPC messages in and out: parse one message, encode every answer.
+
+``parse_message`` decodes one message and classifies it (request,
+notification, response), raising ``ParseError`` (-32700) for bad JSON and
+``InvalidRequest`` (-32600) for a bad envelope: batches, a ``jsonrpc`` other
+than "2.0", ids that are not strings or integers (MCP 2026-07-28
+basic/index: ids are never null; a bool is not an integer). Encoders are
+built once and write compact single-line JSON, as STDIO framing and SSE
+``data:`` lines need.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Final, Literal, TypeGuard
+
+import msgspec
+
+from django_mcp.exceptions import InvalidParams, InvalidRequest, McpError, ParseError
+from django_mcp.protocol import jsonrpc
+from django_mcp.protocol._base import UNSET
+
+__all__ = [
+    "CLIENT_REQUEST_TIMEOUT",
+    "Envelope",
+    "Reply",
+    "encode_error",
+    "encode_message",
+    "encode_notification",
+    "encode_request",
+    "encode_response",
+    "encoded_size",
+    "error_reply",
+    "is_valid_id",
+    "parse_message",
+]
+
+CLIENT_REQUEST_TIMEOUT: Final = 300.0  # seconds
+"""How long a 2025-11-25 server-to-client request waits for its answer."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Envelope:
+    """One decoded JSON-RPC message."""
+
+    kind: Literal["request", "notification", "response"]
+    id: jsonrpc.RequestId | None = None
+    method: str = ""
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    has_params: bool = False
+    result: Any = None
+    error: Any = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reply:
+    """An encoded response and the HTTP status a transport should use."""
+
+    body: bytes
+    status: int = 200
+    error: McpError | None = None
+
+
+_message_decoder = msgspec.json.Decoder(jsonrpc.IncomingMessage)
+_params_decoder = msgspec.json.Decoder()
+_encoder = msgspec.json.Encoder()
+
+
+def is_valid_id(value: Any) -> TypeGuard[str | int]:
+    """Return True for an id MCP allows: a string or an integer, never null.
+
+    A bool is an int in Python, so the exact type is checked.
+    """
+    return isinstance(value, str) or type(value) is int
+
+
+def parse_message(body: bytes | str) -> Envelope:
+    """Decode one JSON-RPC message or raise ``ParseError``/``InvalidRequest``.
+
+    An error raised after the id could be read carries it as
+    ``exc.request_id`` so the reply can echo it.
+    """
+    try:
+        message = _message_decoder.decode(body)
+    except msgspec.ValidationError:
+        # Valid JSON but not an object (e.g. a batch array): not a request.
+        raise InvalidRequest(
+            "Invalid request: expected one JSON-RPC object (batches are not supported)"
+        ) from None
+    except msgspec.DecodeError:
+        raise ParseError("Parse error: body is not valid JSON") from None
+    request_id = message.id if isinstance(message.id, str) or type(message.id) is int else None
+
+    def invalid(reason: str) -> InvalidRequest:
+        error = InvalidRequest(f"Invalid request: {reason}")
+        error.request_id = request_id  # type: ignore[attr-defined]
+        return error
+
+    if message.jsonrpc != jsonrpc.JSONRPC_VERSION:
+        raise invalid('jsonrpc must be "2.0"')
+    if message.id is not UNSET and request_id is None:
+        raise invalid("id must be a string or an integer")
+    if message.method is UNSET:
+        if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
+            raise invalid("missing method")
+        return Envelope(
+            kind="response",
+            id=message.id,
+            result=None if message.result is UNSET else message.result,
+            error=None if message.error is UNSET else message.error,
+        )
+    if not isinstance(message.method, str) or not message.method:
+        raise invalid("method must be a non-empty string")
+    params: Any = {}
+    if message.params is not UNSET:
+        try:
+            params = _params_decoder.decode(message.params)
+        except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
+            raise ParseError() from None
+        if not isinstance(params, dict):
+            error = InvalidParams("params must be an object")
+            error.request_id = request_id  # type: ignore[attr-defined]
+            raise error
+    return Envelope(
+        kind="notification" if message.id is UNSET else "request",
+        id=request_id,
+        method=message.method,
+        params=params,
+        has_params=message.params is not UNSET,
+    )
+
+
+def encode_message(message: Any) -> bytes:
+    """Return one outgoing JSON-RPC message as compact single-line JSON.
+
+    Every message the server sends is encoded here, whatever its kind.
+    """
+    return _encoder.encode(message)
+
+
+class _Response(msgspec.Struct, frozen=True):
+    jsonrpc: str
+    id: Any
+    result: Any
+
+
+def encode_response(request_id: Any, result: Any) -> bytes:
+    """Return an encoded JSON-RPC success response carrying ``result``."""
+    return encode_message(_Response(jsonrpc="2.0", id=request_id, result=result))
+
+
+def encode_error(request_id: Any, error: McpError) -> bytes:
+    """Return a JSON-RPC error response (no ``id`` member when unknown)."""
+    body: dict[str, Any] = {"jsonrpc": "2.0"}
+    if is_valid_id(request_id):
+        body["id"] = request_id
+    body["error"] = jsonrpc.ErrorObject(
+        code=error.code, message=error.message, data=UNSET if error.data is None else error.data
+    )
+    return encode_message(body)
+
+
+def error_reply(request_id: Any, error: McpError) -> Reply:
+    """Return the ``Reply`` for a JSON-RPC error."""
+    return Reply(encode_error(request_id, error), error.http_status, error)
+
+
+def encode_notification(method: str, params: Mapping[str, Any] | None = None) -> bytes:
+    """Return an encoded JSON-RPC notification."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        body["params"] = params
+    return encode_message(body)
+
+
+def encode_request(request_id: Any, method: str, params: Mapping[str, Any]) -> bytes:
+    """Return an encoded server-to-client JSON-RPC request (2025-11-25 only)."""
+    return encode_message({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+
+
+def encoded_size(value: Any) -> int:
+    """Return the number of bytes ``value`` takes as JSON."""
+    return len(_encoder.encode(value))

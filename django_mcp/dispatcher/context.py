@@ -1,0 +1,200 @@
+"""Who is calling and how: the per-request context of both protocol eras.
+
+A 2026-07-28 request is stateless: its ``params._meta`` must carry
+``io.modelcontextprotocol/protocolVersion`` and
+``io.modelcontextprotocol/clientCapabilities`` (-32602, HTTP 400 otherwise;
+MCP 2026-07-28 basic/index "Request metadata"), and a version this server
+does not speak is -32022 with ``supported``/``requested``. A 2025-11-25
+request takes version, capabilities and log level from its session; only a
+``progressToken`` comes with the request.
+
+``CallContext`` is what a transport knows about the caller; ``Call`` is
+what each method handler receives: the compiled server, the settings, the
+message, the context and the ``McpRequest`` handed to user code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from django_mcp.dispatcher.codec import Envelope, is_valid_id
+from django_mcp.exceptions import HeaderMismatch, InvalidParams, UnsupportedProtocolVersion
+from django_mcp.protocol.versions import MODERN_VERSIONS
+from django_mcp.request import LOG_LEVELS, McpRequest
+from django_mcp.server.compiler import CompiledServer
+
+if TYPE_CHECKING:
+    from django_mcp.conf import McpSettings
+
+__all__ = [
+    "META_CAPABILITIES",
+    "META_CLIENT_INFO",
+    "META_LOG_LEVEL",
+    "META_SERVER_INFO",
+    "META_VERSION",
+    "Call",
+    "CallContext",
+    "ClientRequest",
+    "Emit",
+    "Era",
+    "MissingMeta",
+    "check_version",
+    "is_modern",
+    "legacy_context",
+    "modern_context",
+]
+
+META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+
+Era = Literal["modern", "legacy"]
+#: Send one notification (method, params) on the request's own stream.
+Emit = Callable[[str, dict[str, Any]], None]
+#: Send a 2025-11-25 server-to-client request and await the client's result.
+ClientRequest = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+class MissingMeta(InvalidParams):
+    """A modern request lacks a required ``_meta`` key (HTTP 400)."""
+
+    http_status = 400
+
+
+@dataclasses.dataclass(slots=True)
+class CallContext:
+    """What the transport knows about the caller of one request."""
+
+    era: Era
+    protocol_version: str
+    client_capabilities: Mapping[str, Any]
+    client_info: Mapping[str, Any] | None = None
+    log_level: str | None = None
+    progress_token: Any = None
+    meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    http_request: Any = None
+    user: Any = None
+    #: Legacy only: send a server-to-client request and await its result.
+    client_request: ClientRequest | None = None
+    #: Legacy only: the session (log level, resource subscriptions).
+    session: Any = None
+
+
+@dataclasses.dataclass(slots=True)
+class Call:
+    """One request being served: what each method handler receives."""
+
+    compiled: CompiledServer
+    settings: McpSettings
+    envelope: Envelope
+    #: The request's params (``envelope.params``).
+    params: dict[str, Any]
+    ctx: CallContext
+    request: McpRequest
+    emit: Emit | None
+
+
+def is_modern(envelope: Envelope) -> bool:
+    """Return True when a message names its protocol version in ``_meta``."""
+    meta = envelope.params.get("_meta")
+    return isinstance(meta, dict) and META_VERSION in meta
+
+
+def modern_context(
+    envelope: Envelope,
+    *,
+    http_request: Any = None,
+    user: Any = None,
+    version_header: str | None = None,
+    header_required: bool = False,
+) -> CallContext:
+    """Validate a 2026-07-28 request's ``_meta`` and return its context.
+
+    Over HTTP, ``version_header`` is the ``MCP-Protocol-Version`` header,
+    which must be sent (``header_required``) and equal the body's version
+    (-32020, MCP 2026-07-28 basic/transports/streamable-http).
+
+    Raises:
+        MissingMeta: a required ``_meta`` key is absent (-32602, HTTP 400).
+        InvalidParams: a malformed log level or progress token.
+        HeaderMismatch: the version header is missing or disagrees.
+        UnsupportedProtocolVersion: the version is not served (-32022).
+    """
+    meta = envelope.params.get("_meta")
+    if header_required and version_header is None and isinstance(meta, dict):
+        raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
+    if not isinstance(meta, dict):
+        raise MissingMeta("Invalid params: params._meta is required")
+    version = meta.get(META_VERSION)
+    if not isinstance(version, str):
+        raise MissingMeta(f"Invalid params: _meta[{META_VERSION!r}] is required")
+    capabilities = meta.get(META_CAPABILITIES)
+    if not isinstance(capabilities, dict):
+        raise MissingMeta(f"Invalid params: _meta[{META_CAPABILITIES!r}] is required")
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        raise InvalidParams(f"Invalid params: unknown log level {level!r}")
+    token = meta.get("progressToken")
+    if token is not None and not (isinstance(token, str) or type(token) is int):
+        raise InvalidParams("Invalid params: progressToken must be a string or an integer")
+    if version_header is not None and version_header != version:
+        raise HeaderMismatch(
+            f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
+            f"match body value {version!r}"
+        )
+    if version not in MODERN_VERSIONS:
+        raise UnsupportedProtocolVersion(data={"supported": list(MODERN_VERSIONS), "requested": version})
+    client_info = meta.get(META_CLIENT_INFO)
+    return CallContext(
+        era="modern",
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=client_info if isinstance(client_info, dict) else None,
+        log_level=level,
+        progress_token=token,
+        meta=meta,
+        http_request=http_request,
+        user=user,
+    )
+
+
+def check_version(version: str) -> None:
+    """Raise ``UnsupportedProtocolVersion`` unless ``version`` is modern and served."""
+    if version not in MODERN_VERSIONS:
+        raise UnsupportedProtocolVersion(data={"supported": list(MODERN_VERSIONS), "requested": version})
+
+
+def legacy_context(
+    envelope: Envelope,
+    session: Any,
+    *,
+    http_request: Any = None,
+    user: Any = None,
+    client_request: ClientRequest | None = None,
+) -> CallContext:
+    """Return the context of a request inside a 2025-11-25 session.
+
+    ``session`` holds what ``initialize`` negotiated (``version``,
+    ``capabilities``, ``client_info``) and the level ``logging/setLevel``
+    chose; the request itself may only add a ``progressToken``.
+    """
+    meta = envelope.params.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
+    token = meta.get("progressToken")
+    return CallContext(
+        era="legacy",
+        protocol_version=session.version,
+        client_capabilities=session.capabilities,
+        client_info=session.client_info,
+        log_level=session.log_level,
+        progress_token=token if is_valid_id(token) else None,
+        meta=meta,
+        http_request=http_request,
+        user=user,
+        client_request=client_request,
+        session=session,
+    )

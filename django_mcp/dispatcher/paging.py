@@ -1,0 +1,69 @@
+"""Paginated lists: opaque signed cursors and one page of visible entries.
+
+A cursor names the method it belongs to, the server it paged and an offset,
+signed with Django's signing. A forged cursor, or one reused on another
+method or another server, is refused with -32602 (MCP 2026-07-28
+server/utilities/pagination: invalid cursors SHOULD be an invalid-params
+error). Cursors carry no timestamp: the same page always gets the same
+cursor, and cursors never expire. Order is the declaration order, so pages
+are the same on every worker. Entries the caller may not use are left out
+before paging, so a page never reveals a hidden component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.core import signing
+
+from django_mcp.auth import can_use
+from django_mcp.dispatcher.context import Call
+from django_mcp.exceptions import InvalidParams
+from django_mcp.protocol._base import UNSET
+
+__all__ = ["decode_cursor", "encode_cursor", "page"]
+
+_SALT = "django_mcp.cursor"
+
+
+def encode_cursor(method: str, catalog: str, offset: int) -> str:
+    """Return a signed cursor for ``offset`` in ``method``'s listing."""
+    return signing.Signer(salt=_SALT).sign_object([method, catalog, offset])
+
+
+def decode_cursor(cursor: object, method: str, catalog: str) -> int:
+    """Return the offset a cursor points to, or raise ``InvalidParams``."""
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid cursor: must be a string")
+    try:
+        # A new Signer each time: SECRET_KEY may change under tests.
+        value = signing.Signer(salt=_SALT).unsign_object(cursor)
+    except signing.BadSignature:
+        raise InvalidParams("Invalid cursor") from None
+    if (
+        not isinstance(value, list)
+        or len(value) != 3
+        or value[0] != method
+        or value[1] != catalog
+        or type(value[2]) is not int
+        or value[2] < 0
+    ):
+        raise InvalidParams(f"Invalid cursor for {method}")
+    return value[2]
+
+
+async def page(call: Call, entries: Sequence[Any]) -> tuple[list[Any], str | Any]:
+    """Return the caller's page of ``entries`` and the next cursor (or UNSET)."""
+    limits = call.settings.limits
+    size = max(1, min(limits.default_page_size, limits.max_page_size))
+    method = call.envelope.method
+    catalog = call.compiled.key
+    cursor = call.params.get("cursor")
+    # An empty string is a valid cursor value (MCP 2026-07-28 pagination).
+    offset = 0 if cursor is None else decode_cursor(cursor, method, catalog)
+    if call.compiled.caller_dependent:
+        entries = [entry for entry in entries if await can_use(entry, call.request)]
+    chunk = list(entries[offset : offset + size])
+    more = offset + size < len(entries)
+    return chunk, encode_cursor(method, catalog, offset + size) if more else UNSET

@@ -1,0 +1,144 @@
+"""Tools: ``tools/list`` and ``tools/call``.
+
+What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
+
+1. ``params.name`` must name a tool this caller may use; an unknown and a
+   hidden tool answer the same -32602 "Unknown tool".
+2. ``MCP_RATE_LIMIT`` is counted for the caller; over it, an ``isError``
+   result "Rate limit exceeded".
+3. ``params.arguments`` (an object, default ``{}``) is validated against
+   the tool's input: a ``Schema`` (types, constraints and rules) or a raw
+   JSON Schema; a failure is an ``isError`` result "Invalid tool arguments:
+   <path>: <problem>". A retry's ``inputResponses``/``requestState`` are
+   verified and handed to the handler (multi round-trip requests).
+4. The handler runs (sync handlers in a thread); yielded progress becomes
+   ``notifications/progress``.
+5. What it returned becomes a ``CallToolResult`` (or ``InputRequiredResult``,
+   whose ``requestState`` is sealed); structured content is checked against
+   the output schema.
+6. An unexpected exception is logged and answered as ``isError`` "Tool
+   execution failed", never with its text. ``McpError`` passes through as a
+   JSON-RPC error.
+
+The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
+shaping) is the dispatcher's, in ``eras.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+
+from django_mcp.auth import can_use
+from django_mcp.dispatcher.context import Call
+from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required
+from django_mcp.dispatcher.invoke import invoke, report_failure
+from django_mcp.dispatcher.paging import page
+from django_mcp.dispatcher.shape import ShapeError, tool_result
+from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
+from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.content import TextContent
+from django_mcp.protocol.results import CallToolResult, InputRequiredResult, ListToolsResult
+from django_mcp.ratelimit import allow_tool_call
+from django_mcp.schemas import Schema, schema_error, validate
+from django_mcp.server.compiler import CompiledTool
+
+__all__ = ["call_tool", "find_tool", "list_tools"]
+
+logger = logging.getLogger(__name__)
+
+
+async def list_tools(call: Call) -> ListToolsResult:
+    """Return one page of the tools this caller may use."""
+    entries, cursor = await page(call, tuple(call.compiled.tools.values()))
+    if call.ctx.era == "legacy":
+        legacy = call.compiled.legacy_tools
+        return ListToolsResult(tools=tuple(legacy[e.name] for e in entries), next_cursor=cursor)
+    return ListToolsResult(tools=tuple(e.definition for e in entries), next_cursor=cursor)
+
+
+async def find_tool(call: Call, name: Any) -> CompiledTool:
+    """Return the tool ``name`` names for this caller, or raise -32602."""
+    if not isinstance(name, str):
+        raise InvalidParams("tools/call needs a string name")
+    entry = call.compiled.tools.get(name)
+    if entry is None or (
+        (entry.permissions or entry.has_authorize) and not await can_use(entry, call.request)
+    ):
+        raise InvalidParams(f"Unknown tool: {name}")
+    return entry
+
+
+async def call_tool(call: Call) -> CallToolResult | InputRequiredResult:
+    """Run a tool and return its result (tool failures are ``isError``)."""
+    params = call.params
+    entry = await find_tool(call, params.get("name"))
+    name = entry.name
+    rate = call.settings.rate_limit
+    if rate is not None and not await allow_tool_call(call.request, name, rate=rate):
+        return _tool_error("Rate limit exceeded: retry later")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("tools/call arguments must be an object")
+    if "inputResponses" in params or "requestState" in params:
+        attach_inputs(call, target=name, arguments=arguments)
+    try:
+        payload = await _payload(entry, arguments)
+    except SchemaValidationError as exc:
+        return _tool_error(f"Invalid tool arguments: {exc}")
+    try:
+        produced = await invoke(entry.component, entry.handler, call.request, payload=payload, emit=call.emit)
+        result = tool_result(produced)
+        if isinstance(result, InputRequiredResult):
+            return finish_input_required(call, result, target=name, arguments=arguments)
+        if not result.isError and entry.output_type is not None:
+            await _check_output(entry, result)
+        return result
+    except McpError:
+        raise
+    except Exception as exc:  # a tool failure is a result, not a protocol error
+        report_failure(call.request, exc, f"tool {name!r}")
+        return _tool_error("Tool execution failed")
+
+
+async def _payload(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
+    input_type = entry.input_type
+    if input_type is None:
+        if arguments:
+            raise SchemaValidationError([(key, "unknown field") for key in sorted(arguments)])
+        return None
+    if entry.input_validator is not None:  # a raw JSON Schema
+        entry.input_validator(arguments)
+        return arguments
+    if entry.input_rules:
+        return await validate(input_type, arguments)
+    # Decoded JSON is already plain: one msgspec pass validates and builds it.
+    try:
+        return msgspec.convert(arguments, input_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise schema_error(exc) from None
+
+
+async def _check_output(entry: CompiledTool, result: CallToolResult) -> None:
+    if result.structuredContent is UNSET:
+        raise ShapeError(
+            f"tool {entry.name!r} declares an output schema but returned no structured() content"
+        )
+    output_type = entry.output_type
+    try:
+        if entry.output_validator is not None:
+            entry.output_validator(result.structuredContent)
+        elif isinstance(output_type, type) and issubclass(output_type, Schema):
+            await validate(output_type, result.structuredContent)
+        else:
+            msgspec.convert(result.structuredContent, output_type, strict=True)
+    except (SchemaValidationError, msgspec.ValidationError) as exc:
+        raise ShapeError(f"tool {entry.name!r} output does not match its output schema: {exc}") from None
+
+
+def _tool_error(message: str) -> CallToolResult:
+    return CallToolResult(content=(TextContent(text=message),), isError=True)
