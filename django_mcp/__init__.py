@@ -12,6 +12,7 @@ from django_mcp.exceptions import McpError
 from django_mcp.registry import local, web
 from django_mcp.request import McpRequest
 from django_mcp.response import ContentAnnotations, McpResponse
+from django_mcp.schemas import Schema
 from django_mcp.server.primitives import (
     CacheHint,
     Completion,
@@ -35,6 +36,7 @@ __all__ = [
     "Prompt",
     "PromptArgument",
     "Resource",
+    "Schema",
     "Server",
     "Tool",
     "ToolAnnotations",

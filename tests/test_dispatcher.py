@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from typing import Any
 from unittest.mock import ANY
 
@@ -18,7 +19,8 @@ import pytest
 
 from django_mcp import McpResponse, Resource, Server, Tool
 from django_mcp import dispatcher as dispatch_module
-from django_mcp.dispatcher import Dispatcher
+from django_mcp.conf import Limits, McpSettings
+from django_mcp.dispatcher import Dispatcher, Dispatchers, InFlight
 from django_mcp.dispatcher.codec import encode_error, encode_notification, parse_message
 from django_mcp.dispatcher.context import CallContext, MissingMeta, check_version, modern_context
 from django_mcp.exceptions import InvalidParams, InvalidRequest, ParseError, UnsupportedProtocolVersion
@@ -514,3 +516,90 @@ async def test_legacy_sessions_get_invalid_params_instead_of_missing_capability(
     reply = await dispatcher.respond(envelope, ctx)
     assert reply.error is not None
     assert reply.error.code == jsonrpc.INVALID_PARAMS
+
+
+# ------------------------------------------------- the method table and kernel
+
+
+def test_every_method_row_names_a_feature_the_capabilities_have() -> None:
+    capability_fields = set(dispatch_module.ServerCapabilities.__struct_fields__)
+    for name, row in dispatch_module.METHODS.items():
+        assert row.name == name
+        assert row.eras and row.eras <= {"modern", "legacy"}
+        assert row.feature == "" or row.feature in capability_fields, name
+        assert row.handler is not None or name == "subscriptions/listen"
+
+
+@pytest.mark.parametrize(
+    ("method", "era"),
+    [("ping", "modern"), ("logging/setLevel", "modern"), ("server/discover", "legacy"), ("nope", "modern")],
+)
+def test_a_method_outside_its_era_is_not_found(dispatcher: Dispatcher, method: str, era: str) -> None:
+    with pytest.raises(dispatch_module.MethodNotFound):
+        dispatcher.route(method, era)  # type: ignore[arg-type]
+
+
+async def test_only_input_methods_may_ask_the_client() -> None:
+    asking = sorted(name for name, row in dispatch_module.METHODS.items() if row.asks_input)
+    assert asking == ["prompts/get", "resources/read", "tools/call"]
+
+
+async def test_a_dispatcher_given_settings_keeps_them_through_setting_changes(settings: Any) -> None:
+    fixed = McpSettings(limits=Limits(max_response_size=100))
+    dispatcher = Dispatcher(ConformanceServer.compiled(), settings=fixed)
+    settings.MCP_MAX_RESPONSE_SIZE = 10_000_000
+
+    status, body = await serve(dispatcher, encoded("tools/list"))
+
+    assert dispatcher.settings is fixed
+    assert body["error"]["code"] == jsonrpc.INTERNAL_ERROR  # the list is over 100 bytes
+
+
+async def test_a_default_dispatcher_rereads_settings_when_they_change(
+    dispatcher: Dispatcher, settings: Any
+) -> None:
+    settings.MCP_MAX_RESPONSE_SIZE = 100
+
+    status, body = await serve(dispatcher, encoded("tools/list"))
+
+    assert dispatcher.settings.limits.max_response_size == 100
+    assert body["error"]["code"] == jsonrpc.INTERNAL_ERROR
+
+
+def test_the_in_flight_count_is_exact_across_threads() -> None:
+    in_flight = InFlight()
+    admitted: list[bool] = []
+    barrier = threading.Barrier(16)
+
+    def enter() -> None:
+        barrier.wait()
+        admitted.append(in_flight.enter(10))
+
+    threads = [threading.Thread(target=enter) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+
+    assert (admitted.count(True), in_flight.count) == (10, 10)
+    for _ in range(10):
+        in_flight.leave()
+    assert in_flight.count == 0
+
+
+async def test_dispatchers_built_fresh_share_nothing(settings: Any) -> None:
+    first, second = Dispatchers(), Dispatchers()
+
+    assert first.get(ConformanceServer) is first.get(ConformanceServer)
+    assert first.get(ConformanceServer) is not second.get(ConformanceServer)
+    assert first.get(ConformanceServer).pending is not second.get(ConformanceServer).pending
+
+
+async def test_busy_dispatcher_answers_503_without_running_the_method(dispatcher: Dispatcher) -> None:
+    dispatcher.in_flight = InFlight()
+    for _ in range(dispatcher.settings.limits.max_concurrent_requests):
+        dispatcher.in_flight.enter(10**6)
+
+    status, body = await serve(dispatcher, encoded("tools/list"))
+
+    assert (status, body["error"]["code"]) == (503, jsonrpc.INTERNAL_ERROR)

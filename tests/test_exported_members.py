@@ -3,7 +3,9 @@
 import __future__
 
 import importlib
+import inspect
 import os
+import pkgutil
 import subprocess
 import sys
 import types
@@ -66,26 +68,345 @@ def test_the_documented_import_paths_work() -> None:
     from django_mcp.server.compiler import compile_server  # noqa: F401
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        "django_mcp",
-        "django_mcp.response",
-        "django_mcp.schemas",
-        "django_mcp.request",
-        "django_mcp.inputs",
-        "django_mcp.server.primitives",
-        "django_mcp.server.server",
-        "django_mcp.server.compiler",
-        "django_mcp.protocol.content",
-        "django_mcp.protocol.results",
-        "django_mcp.protocol.definitions",
-        "django_mcp.protocol.jsonrpc",
+# Every public module and exactly what it exports. A module whose name has
+# no leading underscore part is public; a new one must be added here, and a
+# change to what a module exports shows up in review as a change to this
+# table.
+PUBLIC_MODULES: dict[str, list[str]] = {
+    "django_mcp.admin": [
+        "CatalogEntry",
+        "McpCatalogView",
+        "ServerCatalog",
+        "build_catalog",
+        "mcp_catalog_view",
     ],
-)
-def test_each_module_declares_all_and_every_listed_name_exists(module: str) -> None:
+    "django_mcp.apps": ["DjangoMcpConfig"],
+    "django_mcp.auth": ["can_use"],
+    "django_mcp.checks": ["check_deploy", "check_servers", "check_settings"],
+    "django_mcp.conf": [
+        "DEFAULT_LIMITS",
+        "DEFAULTS",
+        "Limits",
+        "McpSettings",
+        "get_limits",
+        "get_setting",
+        "get_settings",
+    ],
+    "django_mcp.contrib": [],
+    "django_mcp.contrib.oauth_toolkit": [
+        "InsufficientScope",
+        "InvalidToken",
+        "OAuthToolkitAuthentication",
+        "bearer_token",
+    ],
+    "django_mcp.dispatcher": [
+        "METHODS",
+        "CallContext",
+        "Dispatcher",
+        "Dispatchers",
+        "InFlight",
+        "Method",
+        "ServerBusy",
+        "dispatchers",
+        "modern_context",
+        "parse_message",
+    ],
+    "django_mcp.dispatcher.codec": [
+        "CLIENT_REQUEST_TIMEOUT",
+        "Envelope",
+        "Reply",
+        "encode_error",
+        "encode_message",
+        "encode_notification",
+        "encode_request",
+        "encode_response",
+        "encoded_size",
+        "error_reply",
+        "is_valid_id",
+        "parse_message",
+    ],
+    "django_mcp.dispatcher.completion": ["complete"],
+    "django_mcp.dispatcher.context": [
+        "META_CAPABILITIES",
+        "META_CLIENT_INFO",
+        "META_LOG_LEVEL",
+        "META_SERVER_INFO",
+        "META_VERSION",
+        "Call",
+        "CallContext",
+        "ClientRequest",
+        "Emit",
+        "Era",
+        "MissingMeta",
+        "check_version",
+        "is_modern",
+        "legacy_context",
+        "modern_context",
+    ],
+    "django_mcp.dispatcher.continuation": [
+        "MAX_LEGACY_ROUNDS",
+        "ask_legacy_client",
+        "attach_inputs",
+        "check_input_requests",
+        "finish_input_required",
+        "is_continuation",
+        "seal_state",
+        "unseal_state",
+    ],
+    "django_mcp.dispatcher.eras": ["finish", "legacy_error"],
+    "django_mcp.dispatcher.invoke": ["invoke", "report_failure"],
+    "django_mcp.dispatcher.lifecycle": ["Handshake", "discover", "initialize", "ping", "set_level"],
+    "django_mcp.dispatcher.paging": ["decode_cursor", "encode_cursor", "page"],
+    "django_mcp.dispatcher.prompts": ["get_prompt", "list_prompts"],
+    "django_mcp.dispatcher.resources": [
+        "find_resource",
+        "list_resource_templates",
+        "list_resources",
+        "read_resource",
+        "subscribe",
+        "unsubscribe",
+    ],
+    "django_mcp.dispatcher.sessions": [
+        "ClientRequestFailed",
+        "LegacyCalls",
+        "LegacySession",
+        "LocalSession",
+        "PendingRequests",
+        "SessionState",
+    ],
+    "django_mcp.dispatcher.shape": [
+        "ShapeError",
+        "prompt_result",
+        "resource_result",
+        "tool_result",
+    ],
+    "django_mcp.dispatcher.subscriptions": [
+        "SUBSCRIPTION_ID",
+        "honoured_filter",
+        "listen",
+        "session_notifications",
+        "watches",
+    ],
+    "django_mcp.dispatcher.tools": ["call_tool", "find_tool", "list_tools"],
+    "django_mcp.events": [
+        "Event",
+        "EventBackend",
+        "get_backend",
+        "prompts_changed",
+        "resource_updated",
+        "resources_changed",
+        "server_key",
+        "tools_changed",
+    ],
+    "django_mcp.events.base": ["EventBackend"],
+    "django_mcp.events.memory": ["MemoryEventBackend"],
+    "django_mcp.events.redis": ["CHANNEL", "RedisEventBackend"],
+    "django_mcp.exceptions": [
+        "AlreadyRegistered",
+        "AuthenticationFailed",
+        "HeaderMismatch",
+        "ImproperlyConfigured",
+        "InternalError",
+        "InvalidParams",
+        "InvalidRequest",
+        "McpError",
+        "MethodNotFound",
+        "MissingClientCapability",
+        "NotRegistered",
+        "ParseError",
+        "ResourceNotFound",
+        "SchemaValidationError",
+        "UnsupportedProtocolVersion",
+    ],
+    "django_mcp.inputs": ["elicit", "elicit_url", "input_required", "list_roots", "sample"],
+    "django_mcp.management": [],
+    "django_mcp.management.commands": [],
+    "django_mcp.management.commands.mcp_catalog": ["Command"],
+    "django_mcp.management.commands.mcp_stdio": ["Command"],
+    "django_mcp.protocol": [],
+    "django_mcp.protocol.content": [
+        "Annotations",
+        "AudioContent",
+        "BlobResourceContents",
+        "ContentBlock",
+        "EmbeddedResource",
+        "Icon",
+        "ImageContent",
+        "ResourceContents",
+        "ResourceLink",
+        "Role",
+        "TextContent",
+        "TextResourceContents",
+    ],
+    "django_mcp.protocol.definitions": [
+        "Implementation",
+        "PromptArgumentDefinition",
+        "PromptDefinition",
+        "ResourceDefinition",
+        "ResourceTemplateDefinition",
+        "ServerCapabilities",
+        "ToolAnnotationsDefinition",
+        "ToolDefinition",
+    ],
+    "django_mcp.protocol.jsonrpc": [
+        "HEADER_MISMATCH",
+        "INTERNAL_ERROR",
+        "INVALID_PARAMS",
+        "INVALID_REQUEST",
+        "JSONRPC_VERSION",
+        "LEGACY_RESOURCE_NOT_FOUND",
+        "METHOD_NOT_FOUND",
+        "MISSING_REQUIRED_CLIENT_CAPABILITY",
+        "PARSE_ERROR",
+        "UNSUPPORTED_PROTOCOL_VERSION",
+        "ErrorObject",
+        "IncomingMessage",
+        "RequestId",
+    ],
+    "django_mcp.protocol.results": [
+        "CallToolResult",
+        "CacheScope",
+        "CompleteResult",
+        "CompletionValues",
+        "DiscoverResult",
+        "EmptyResult",
+        "GetPromptResult",
+        "InputRequest",
+        "InputRequiredResult",
+        "ListPromptsResult",
+        "ListResourceTemplatesResult",
+        "ListResourcesResult",
+        "ListToolsResult",
+        "PromptMessage",
+        "ReadResourceResult",
+    ],
+    "django_mcp.protocol.versions": [
+        "LATEST",
+        "LEGACY_VERSIONS",
+        "MODERN_VERSIONS",
+        "SUPPORTED_VERSIONS",
+        "is_legacy",
+        "negotiate_legacy",
+    ],
+    "django_mcp.ratelimit": ["CACHE_ALIAS", "Rate", "allow_tool_call", "identity_of", "parse_rate"],
+    "django_mcp.registry": ["Registry", "autodiscover", "local", "registry", "web"],
+    "django_mcp.request": ["LOG_LEVELS", "LogLevel", "McpRequest"],
+    "django_mcp.response": [
+        "ContentAnnotations",
+        "McpResponse",
+        "Progress",
+        "check_meta_keys",
+        "encode_resource",
+        "json_equal",
+        "merge_meta",
+        "mime_family",
+        "to_json_value",
+    ],
+    "django_mcp.schemas": [
+        "Schema",
+        "has_rules",
+        "json_schema_for",
+        "rule",
+        "schema_error",
+        "validate",
+    ],
+    "django_mcp.server": [],
+    "django_mcp.server.compiler": [
+        "CompiledPrompt",
+        "CompiledResource",
+        "CompiledServer",
+        "CompiledTool",
+        "compile_server",
+        "default_name",
+    ],
+    "django_mcp.server.handlers": ["Handler", "HandlerKind", "plan_completer", "plan_handler"],
+    "django_mcp.server.primitives": [
+        "MAX_COMPLETION_VALUES",
+        "CacheHint",
+        "Completion",
+        "Icon",
+        "Prompt",
+        "PromptArgument",
+        "Resource",
+        "Tool",
+        "ToolAnnotations",
+    ],
+    "django_mcp.server.server": ["Server"],
+    "django_mcp.server.templates": ["TemplateError", "UriTemplate"],
+    "django_mcp.storage": ["Disk", "FileTooLarge", "StoredFile", "StoredFileNotFound", "disk"],
+    "django_mcp.testing": [
+        "CompletionResult",
+        "ListResult",
+        "McpResult",
+        "McpTestClient",
+        "PromptResult",
+        "ResourceResult",
+        "ToolResult",
+    ],
+    "django_mcp.transports": [],
+    "django_mcp.transports.http": ["McpView"],
+    "django_mcp.transports.stdio": [
+        "CLIENT_REQUEST_TIMEOUT",
+        "SHUTDOWN_GRACE",
+        "Write",
+        "protect_stdout",
+        "run_stdio",
+        "serve_stdio",
+    ],
+    "django_mcp.urls": ["urlpatterns"],
+    "django_mcp.wellknown": [
+        "WELL_KNOWN_PATH",
+        "ProtectedResourceMetadataView",
+        "resource_metadata",
+        "resource_metadata_errors",
+        "urlpatterns",
+    ],
+}
+
+
+def _public_modules() -> list[str]:
+    found = []
+    for info in pkgutil.walk_packages(django_mcp.__path__, "django_mcp."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            found.append(info.name)
+    return sorted(found)
+
+
+def test_every_public_module_is_pinned() -> None:
+    assert _public_modules() == sorted(PUBLIC_MODULES)
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_MODULES))
+def test_each_public_module_exports_exactly_its_pinned_names(module: str) -> None:
     imported = importlib.import_module(module)
+    assert list(imported.__all__) == PUBLIC_MODULES[module]
     assert [name for name in imported.__all__ if not hasattr(imported, name)] == []
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_MODULES))
+def test_each_public_module_exports_every_public_class_and_function_it_defines(module: str) -> None:
+    imported = importlib.import_module(module)
+    defined = sorted(
+        name
+        for name, value in vars(imported).items()
+        if not name.startswith("_")
+        and (inspect.isclass(value) or inspect.isfunction(value))
+        and getattr(value, "__module__", None) == module
+    )
+    assert [name for name in defined if name not in imported.__all__] == []
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_MODULES))
+def test_each_exported_class_and_function_is_documented(module: str) -> None:
+    imported = importlib.import_module(module)
+    assert imported.__doc__, module
+    undocumented = [
+        name
+        for name in imported.__all__
+        if (inspect.isclass(getattr(imported, name)) or inspect.isfunction(getattr(imported, name)))
+        and not getattr(imported, name).__doc__
+    ]
+    assert undocumented == []
 
 
 def _import_in_a_fresh_interpreter(settings_module: str | None) -> str:

@@ -312,6 +312,7 @@ def install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder) 
     original_encode = codec.encode_message
     original_respond = Dispatcher.respond
 
+    @functools.wraps(original_encode)
     def encode_message(message: Any) -> bytes:
         body = original_encode(message)
         current = _WIRE_CALL.get()
@@ -325,6 +326,7 @@ def install_wire_hooks(monkeypatch: pytest.MonkeyPatch, recorder: WireRecorder) 
             recorder.add(body, era=era, method=method)
         return body
 
+    @functools.wraps(original_respond)
     async def respond(self: Any, envelope: Any, ctx: Any, *args: Any, **kwargs: Any) -> Any:
         token = _WIRE_CALL.set((getattr(ctx, "era", None), getattr(envelope, "method", None)))
         try:

@@ -52,6 +52,7 @@ from django_mcp.dispatcher.eras import finish, legacy_error
 from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests
 from django_mcp.exceptions import InternalError, McpError, MethodNotFound, ResourceNotFound
 from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.definitions import ServerCapabilities
 from django_mcp.protocol.results import InputRequiredResult
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
@@ -187,7 +188,7 @@ class Dispatcher:
         self.settings = self._provider()
 
     @property
-    def capabilities(self) -> Any:
+    def capabilities(self) -> ServerCapabilities:
         """Return the capabilities ``server/discover`` advertises."""
         return self.compiled.capabilities
 

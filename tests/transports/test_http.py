@@ -554,6 +554,28 @@ async def test_progress_token_turns_the_answer_into_an_event_stream(wire: Any) -
     assert final["result"]["content"] == [{"type": "text", "text": "Progress test completed for token tok-1"}]
 
 
+async def test_a_plain_json_answer_runs_in_the_views_own_task(
+    wire: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import django_mcp.transports.http as http
+
+    spawned: list[Any] = []
+    original = http.asyncio.ensure_future
+
+    def ensure_future(awaitable: Any) -> Any:
+        spawned.append(awaitable)
+        return original(awaitable)
+
+    monkeypatch.setattr(http.asyncio, "ensure_future", ensure_future)
+
+    plain = await wire.post(call_tool(wire, "test_simple_text", {}))
+    assert (plain.status_code, plain["Content-Type"], len(spawned)) == (200, "application/json", 0)
+    assert json.loads(plain.content)["result"]["content"][0]["type"] == "text"
+
+    await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=wire.meta(progressToken="t")))
+    assert len(spawned) == 1  # only a request that may notify gets a task
+
+
 async def test_integer_progress_token_keeps_its_type(wire: Any) -> None:
     meta = wire.meta(progressToken=7)
 

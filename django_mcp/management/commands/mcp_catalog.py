@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_mcp.catalog import catalog_json, catalog_text, find_servers
+from django_mcp._catalog import catalog_json, catalog_text, find_servers
 from django_mcp.exceptions import NotRegistered
 
 __all__ = ["Command"]
