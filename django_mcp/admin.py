@@ -1,161 +1,78 @@
-"""An admin page listing every registered MCP server and its catalog.
+"""The MCP section of Django's admin: the catalog and the playground.
 
-There are no models: the page is a plain view wrapped with
-``AdminSite.admin_view()`` (active staff only; everyone else is redirected
-to the admin login) and rendered by ``django_mcp/admin/catalog.html``,
-which extends ``admin/base_site.html``. It lists each server registered
-with ``django_mcp.web()`` or ``django_mcp.local()``, and for every tool,
-resource, resource template and prompt its name, title, description,
-annotations, permissions and schemas, encoded exactly as clients see them
-in the list results.
+With ``django_mcp`` and ``django.contrib.admin`` installed, the admin index
+shows an "MCP" section; there is no URL pattern to add and no template to
+override. The section comes from ``McpCatalog``, an unmanaged model (no
+table), registered on ``admin.site`` with ``McpCatalogAdmin``, whose views
+serve every page, each wrapped with ``AdminSite.admin_view()`` (active
+staff only, CSRF-protected) and extending the admin's templates:
 
-Mount it before the admin's own URLs, so the admin's catch-all does not
-answer first::
+* the catalog (the model's changelist URL): every registered server with
+  its mounts and component counts;
+* a server page: its tools, resources, resource templates and prompts,
+  with search, a kind filter and, for staff who may change users, "view
+  as" a user (which components that user can see, by the dispatcher's own
+  rule);
+* a component page (the model's change URL): description, annotations,
+  icons, permissions, schemas, arguments, cache hints and the exact wire
+  definition, and for staff with ``django_mcp.use_playground`` the
+  playground, which calls the component through the real dispatcher as
+  the signed-in user (``django_mcp._admin.playground``);
+* the component's history (the model's history URL): the playground calls
+  recorded in the admin log.
 
-    from django_mcp.admin import mcp_catalog_view
+A custom admin site registers the same pair:
+``site.register(McpCatalog, McpCatalogAdmin)``.
 
-    urlpatterns = [
-        path("admin/mcp/", mcp_catalog_view(), name="mcp-catalog"),
-        path("admin/", admin.site.urls),
-    ]
-
-Pass ``site=`` to serve it from a custom ``AdminSite``.
+``mcp_catalog_view()`` still returns the older one-page catalog (every
+server and component on one page) for a URL pattern of your own.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from functools import update_wrapper
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
-import msgspec
+from asgiref.sync import async_to_sync
+from django.apps import apps
 from django.contrib import admin
 from django.contrib.admin import AdminSite
-from django.http import HttpRequest, HttpResponse
-from django.urls import NoReverseMatch, reverse
+from django.contrib.admin.utils import quote, unquote
+from django.contrib.auth import get_permission_codename, get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
 from django.views.generic import TemplateView
 
-from django_mcp.registry import Registry, registry
-from django_mcp.server.server import Server
+from django_mcp._admin.catalog import (
+    KINDS,
+    CatalogEntry,
+    ServerCatalog,
+    build_catalog,
+    find_entry,
+    find_server,
+    visible_keys,
+)
+from django_mcp._admin.playground import Playground, complete
+from django_mcp.models import McpCatalog
 
-__all__ = ["CatalogEntry", "McpCatalogView", "ServerCatalog", "build_catalog", "mcp_catalog_view"]
+__all__ = [
+    "CatalogEntry",
+    "McpCatalogAdmin",
+    "McpCatalogView",
+    "ServerCatalog",
+    "build_catalog",
+    "mcp_catalog_view",
+]
 
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class CatalogEntry:
-    """One tool, resource, template or prompt as the admin page shows it."""
-
-    name: str
-    title: str | None
-    description: str | None
-    #: The URI (resources) or URI template (templates); None otherwise.
-    uri: str | None
-    mime_type: str | None
-    permissions: tuple[str, ...]
-    #: Pretty-printed JSON, or None when the definition has no such field.
-    annotations: str | None
-    input_schema: str | None
-    output_schema: str | None
-    arguments: str | None
-    #: The whole definition as listed on the wire, pretty-printed.
-    definition: str
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ServerCatalog:
-    """A registered ``Server`` class with its mounts and compiled catalog."""
-
-    label: str
-    name: str
-    version: str
-    title: str | None
-    description: str | None
-    login_required: bool
-    #: ``(kind, where)`` pairs: ``("HTTP", "/mcp/weather")``, ``("STDIO", "weather")``.
-    mounts: tuple[tuple[str, str], ...]
-    tools: tuple[CatalogEntry, ...]
-    resources: tuple[CatalogEntry, ...]
-    templates: tuple[CatalogEntry, ...]
-    prompts: tuple[CatalogEntry, ...]
-
-    @property
-    def anchor(self) -> str:
-        """Return an HTML id for this server's section."""
-        return "server-" + self.label.replace(".", "-").lower()
-
-
-def build_catalog(source: Registry | None = None) -> list[ServerCatalog]:
-    """Return every server in ``source`` (the default registry), in registration order.
-
-    A server registered several times (say over HTTP and over STDIO) is
-    listed once, with all its mounts.
-    """
-    source = registry if source is None else source
-    mounts: dict[type[Server], list[tuple[str, str]]] = {}
-    for route, server in source.web_servers().items():
-        mounts.setdefault(server, []).append(("HTTP", _http_path(route)))
-    for name, server in source.local_servers().items():
-        mounts.setdefault(server, []).append(("STDIO", name))
-    return [_server_catalog(server, tuple(where)) for server, where in mounts.items()]
-
-
-def _http_path(route: str) -> str:
-    # The registry knows the route below the include(); reversing finds the
-    # prefix the project mounted django_mcp.urls at.
-    try:
-        return reverse(f"django_mcp:{route or 'root'}")
-    except NoReverseMatch:
-        return f"{route or '(root)'} (below the include of django_mcp.urls)"
-
-
-def _server_catalog(server: type[Server], mounts: tuple[tuple[str, str], ...]) -> ServerCatalog:
-    compiled = server.compiled()
-    info = _wire(compiled.info)
-    return ServerCatalog(
-        label=f"{server.__module__}.{server.__qualname__}",
-        name=info["name"],
-        version=info["version"],
-        title=info.get("title"),
-        description=info.get("description"),
-        login_required=bool(getattr(server, "login_required", False)),
-        mounts=mounts,
-        tools=tuple(_entry(e.definition, e.permissions) for e in compiled.tools.values()),
-        resources=tuple(_entry(e.definition, e.permissions) for e in compiled.resources.values()),
-        templates=tuple(_entry(e.definition, e.permissions) for e in compiled.templates.values()),
-        prompts=tuple(_entry(e.definition, e.permissions) for e in compiled.prompts.values()),
-    )
-
-
-def _entry(definition: Any, permissions: tuple[str, ...]) -> CatalogEntry:
-    wire = _wire(definition)
-    return CatalogEntry(
-        name=wire["name"],
-        title=wire.get("title"),
-        description=wire.get("description"),
-        uri=wire.get("uri", wire.get("uriTemplate")),
-        mime_type=wire.get("mimeType"),
-        permissions=tuple(permissions),
-        annotations=_pretty(wire.get("annotations")),
-        input_schema=_pretty(wire.get("inputSchema")),
-        output_schema=_pretty(wire.get("outputSchema")),
-        arguments=_pretty(wire.get("arguments")),
-        definition=_pretty(wire) or "{}",
-    )
-
-
-def _wire(struct: Any) -> dict[str, Any]:
-    # to_builtins applies the wire renames (camelCase, _meta) and drops
-    # UNSET fields, so the page shows exactly what a client is sent.
-    value = msgspec.to_builtins(struct)
-    assert isinstance(value, dict)
-    return value
-
-
-def _pretty(value: Any) -> str | None:
-    if value is None:
-        return None
-    return json.dumps(value, indent=2, ensure_ascii=False)
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[McpCatalog]
+else:
+    _ModelAdmin = admin.ModelAdmin
 
 
 class McpCatalogView(TemplateView):
@@ -213,3 +130,271 @@ def mcp_catalog_view(site: AdminSite | None = None) -> Callable[..., HttpRespons
     view = McpCatalogView.as_view(site=site)
     wrapped: Callable[..., HttpResponse] = site.admin_view(view)
     return wrapped
+
+
+# ------------------------------------------------------------ the section
+
+
+def _is_staff(request: HttpRequest) -> bool:
+    user = request.user
+    return bool(user.is_active and user.is_staff)
+
+
+class McpCatalogAdmin(_ModelAdmin):
+    """Serve the MCP section: catalog, servers, components, playground, history.
+
+    Nothing is stored: the catalog comes from the registry, and the only
+    writes are the history entries of playground calls. Every active staff
+    user may browse; the playground needs ``django_mcp.use_playground``,
+    and "view as" the permission to change users.
+    """
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        """Show the section to every active staff user."""
+        return _is_staff(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Let every active staff user browse the catalog."""
+        return _is_staff(request)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """Return False: the catalog is declared in code."""
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Return False: the catalog is declared in code."""
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        """Return False: the catalog is declared in code."""
+        return False
+
+    def can_use_playground(self, request: HttpRequest) -> bool:
+        """Return True when the user holds ``django_mcp.use_playground``."""
+        return bool(request.user.has_perm(f"{self.opts.app_label}.use_playground"))
+
+    def can_view_as(self, request: HttpRequest) -> bool:
+        """Return True when the user may change users, so may look through their eyes."""
+        opts = get_user_model()._meta
+        return bool(request.user.has_perm(f"{opts.app_label}.{get_permission_codename('change', opts)}"))
+
+    # ------------------------------------------------------------ urls
+
+    def get_urls(self) -> list[URLPattern]:
+        """Return the section's pages, named like the admin's own model URLs."""
+
+        def wrap(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+            def wrapper(*args: Any, **kwargs: Any) -> HttpResponse:
+                return self.admin_site.admin_view(view)(*args, **kwargs)
+
+            wrapper.model_admin = self  # type: ignore[attr-defined]
+            return update_wrapper(wrapper, view)
+
+        info = f"{self.opts.app_label}_{self.opts.model_name}"
+        return [
+            path("", wrap(self.changelist_view), name=f"{info}_changelist"),
+            path("server/<str:server_key>/", wrap(self.server_view), name=f"{info}_server"),
+            path("complete/", wrap(self.complete_view), name=f"{info}_complete"),
+            path("<path:object_id>/history/", wrap(self.history_view), name=f"{info}_history"),
+            path("<path:object_id>/change/", wrap(self.change_view), name=f"{info}_change"),
+        ]
+
+    def _url(self, name: str, *args: str) -> str:
+        return reverse(
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_{name}",
+            args=args,
+            current_app=self.admin_site.name,
+        )
+
+    def _context(self, request: HttpRequest, **extra: Any) -> dict[str, Any]:
+        # Like the admin's own views: {% url 'admin:...' %} resolves to this site.
+        request.current_app = self.admin_site.name
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "app_label": self.opts.app_label,
+            "subtitle": None,
+            "catalog_url": self._url("changelist"),
+            "playground": self.can_use_playground(request),
+            **extra,
+        }
+
+    def _server_url(self, server: ServerCatalog) -> str:
+        return self._url("server", quote(server.key))
+
+    def _entry_url(self, entry: CatalogEntry) -> str:
+        return self._url("change", quote(entry.component_id))
+
+    # ----------------------------------------------------------- views
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """List every registered server with its mounts and component counts."""
+        servers = build_catalog()
+        rows = [{"server": server, "url": self._server_url(server)} for server in servers]
+        context = self._context(
+            request, title="MCP catalog", rows=rows, counts=_counts(servers), **(extra_context or {})
+        )
+        return TemplateResponse(request, "django_mcp/admin/servers.html", context)
+
+    def server_view(self, request: HttpRequest, server_key: str) -> HttpResponse:
+        """List one server's components, searched, filtered by kind, seen as a user."""
+        server = find_server(unquote(server_key))
+        if server is None:
+            raise Http404("No MCP server is registered under this key.")
+        query = request.GET.get("q", "").strip()
+        kind = request.GET.get("kind", "")
+        kind = kind if kind in KINDS else ""
+        view_as = self.can_view_as(request)
+        as_name = request.GET.get("as", "").strip() if view_as else ""
+        as_user, as_error, visible = None, "", None
+        if as_name:
+            user_model = get_user_model()
+            as_user = user_model._default_manager.filter(**{user_model.USERNAME_FIELD: as_name}).first()
+            if as_user is None:
+                as_error = f"No user is named “{as_name}”."
+            else:
+                assert server.server is not None
+                visible = async_to_sync(visible_keys)(server.server, as_user)
+        rows = [
+            {
+                "entry": entry,
+                "url": self._entry_url(entry),
+                "visible": None if visible is None else entry.key in visible[entry.kind],
+            }
+            for entry in server.of_kind(kind)
+            if not query or entry.matches(query)
+        ]
+
+        def link(**changes: str) -> str:
+            params = {"q": query, "kind": kind, "as": as_name, **changes}
+            return "?" + urlencode({key: value for key, value in params.items() if value})
+
+        choices = [
+            {"label": "All", "count": len(server.entries), "selected": not kind, "url": link(kind="")},
+            *(
+                {
+                    "label": heading,
+                    "count": len(server.of_kind(name)),
+                    "selected": kind == name,
+                    "url": link(kind=name),
+                }
+                for name, heading in KINDS.items()
+            ),
+        ]
+        context = self._context(
+            request,
+            title=server.title or server.name,
+            server=server,
+            rows=rows,
+            query=query,
+            kind=kind,
+            kind_choices=choices,
+            view_as=view_as,
+            as_name=as_name,
+            as_user=as_user,
+            as_error=as_error,
+            visible_count=sum(1 for row in rows if row["visible"]),
+            clear_url=link(q="", kind="", **{"as": ""}),
+        )
+        return TemplateResponse(request, "django_mcp/admin/server.html", context)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """Show one component; with the permission, its playground."""
+        found = find_entry(unquote(object_id))
+        if found is None:
+            raise Http404("No MCP component is registered under this id.")
+        server, entry = found
+        allowed = self.can_use_playground(request)
+        playground = Playground(server, entry, request.user)
+        if request.method == "POST":
+            if not allowed:
+                raise PermissionDenied
+            state = playground.submit(request.POST)
+        else:
+            state = playground.context() if allowed else {}
+        assert server.server is not None
+        visible = async_to_sync(visible_keys)(server.server, request.user)
+        context = self._context(
+            request,
+            title=f"{entry.kind_label}: {entry.name}",
+            server=server,
+            entry=entry,
+            method=playground.method,
+            server_url=self._server_url(server),
+            history_url=self._url("history", quote(entry.component_id)),
+            complete_url=self._url("complete"),
+            visible_to_you=entry.key in visible[entry.kind],
+            **state,
+            **(extra_context or {}),
+        )
+        return TemplateResponse(request, "django_mcp/admin/component.html", context)
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """List the playground calls recorded for one component, newest first."""
+        from django.contrib.admin.models import LogEntry
+        from django.contrib.contenttypes.models import ContentType
+
+        component_id = unquote(object_id)
+        found = find_entry(component_id)
+        if found is None:
+            raise Http404("No MCP component is registered under this id.")
+        server, entry = found
+        content_type = ContentType.objects.get_for_model(self.model, for_concrete_model=False)
+        actions = (
+            LogEntry.objects.filter(content_type=content_type, object_id=component_id)
+            .select_related("user")
+            .order_by("-action_time")[:_HISTORY_LENGTH]
+        )
+        context = self._context(
+            request,
+            title=f"History: {entry.kind_label.lower()} {entry.name}",
+            server=server,
+            entry=entry,
+            server_url=self._server_url(server),
+            entry_url=self._entry_url(entry),
+            action_list=list(actions),
+            history_length=_HISTORY_LENGTH,
+            **(extra_context or {}),
+        )
+        return TemplateResponse(request, "django_mcp/admin/history.html", context)
+
+    def complete_view(self, request: HttpRequest) -> HttpResponse:
+        """Answer the playground's argument suggestions (``completion/complete``)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.can_use_playground(request):
+            raise PermissionDenied
+        found = find_entry(request.POST.get("component", ""))
+        if found is None or found[1].kind not in ("prompt", "template"):
+            raise Http404("No MCP prompt or resource template is registered under this id.")
+        try:
+            context = json.loads(request.POST.get("context") or "{}")
+        except ValueError:
+            context = {}
+        server, entry = found
+        answer = async_to_sync(complete)(
+            server,
+            entry,
+            request.user,
+            request.POST.get("argument", ""),
+            request.POST.get("value", ""),
+            context if isinstance(context, dict) else {},
+        )
+        return JsonResponse(answer)
+
+
+#: At most this many history entries are shown for one component.
+_HISTORY_LENGTH = 100
+
+if apps.is_installed("django.contrib.admin"):
+    admin.site.register(McpCatalog, McpCatalogAdmin)

@@ -5,18 +5,27 @@ A component is usable when the caller holds every Django permission in its
 async, given the ``McpRequest``) returns true. Unusable components are
 absent from every list, and calling, reading or getting one fails exactly
 like an unknown name: knowing an identifier grants nothing.
+
+That holds for timing too: a name that matches nothing costs the caller
+the permission lookup a guarded component would (``can_use_unknown``), so
+an active user cannot tell a hidden component from an unknown one by how
+long the refusal takes. An ``authorize()`` hook's own cost is the
+component's and is not imitated.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Final, TypeVar
 
 from asgiref.sync import sync_to_async
 
 from django_mcp.request import McpRequest
 
-__all__ = ["can_use"]
+__all__ = ["can_use", "can_use_unknown", "find_usable"]
+
+_Entry = TypeVar("_Entry")
 
 
 async def can_use(entry: Any, request: McpRequest) -> bool:
@@ -40,3 +49,37 @@ async def can_use(entry: Any, request: McpRequest) -> bool:
             verdict = await sync_to_async(hook, thread_sensitive=True)(request)
         return bool(verdict)
     return True
+
+
+class _Decoy:
+    """A guarded component nobody may use: the stand-in for an unknown name."""
+
+    permissions: Final = ("django_mcp.no_such_component",)
+    has_authorize: Final = False
+
+
+_DECOY: Final = _Decoy()
+
+
+async def can_use_unknown(entries: Iterable[Any], request: McpRequest) -> bool:
+    """Return False for a name matching none of ``entries``, at a hidden one's cost.
+
+    When any of ``entries`` needs permissions, the caller's permissions are
+    looked up once, exactly as ``can_use`` would for a hidden component.
+    """
+    if any(entry.permissions for entry in entries):
+        await can_use(_DECOY, request)
+    return False
+
+
+async def find_usable(entries: Mapping[str, _Entry], name: object, request: McpRequest) -> _Entry | None:
+    """Return ``entries[name]`` when the caller may use it, else None.
+
+    A hidden entry and an unknown (or non-string) name are both None, at
+    the same cost.
+    """
+    entry = entries.get(name) if isinstance(name, str) else None
+    if entry is None:
+        await can_use_unknown(entries.values(), request)
+        return None
+    return entry if await can_use(entry, request) else None

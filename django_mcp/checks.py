@@ -6,7 +6,8 @@ and carries a hint. IDs are never renumbered or reused.
 Settings (``check_settings``):
 
 ``E001`` a limit or duration setting has the wrong type
-``E002`` a limit or duration setting is zero or negative
+``E002`` a limit or duration setting is zero or negative (``MCP_QUEUE_TIMEOUT``:
+         negative)
 ``E003`` ``MCP_DEFAULT_PAGE_SIZE`` is larger than ``MCP_MAX_PAGE_SIZE``
 ``E004`` ``MCP_ALLOWED_ORIGINS`` is not a list of strings
 ``E005`` an ``MCP_ALLOWED_ORIGINS`` entry is not an origin
@@ -20,18 +21,28 @@ Settings (``check_settings``):
 ``E013`` an ``MCP_AUTHENTICATION_BACKENDS`` entry has no ``authenticate()``
 ``E014`` ``MCP_RATE_LIMIT`` is not ``None`` or a rate such as ``"60/m"``
 ``E016`` ``MCP_RESOURCE_METADATA`` is malformed
+``E017`` ``MCP_CLIENT_IP`` is not None, a callable or an importable dotted path
+
+``E022`` ``MCP_EVENT_NAMESPACE`` is not None or a string without spaces
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
 
 Servers (``check_servers``): ``E015`` a registered server does not compile;
-``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user).
+``E018`` a server needs the caller's identity but ``django.contrib.auth`` is
+not installed;
+``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user);
+``E023`` a tool runs as a task but Django's Tasks framework is missing;
+``E024`` a tool runs as a task but ``MCP_TASK_BACKEND`` is unusable.
 
 Deployment (``manage.py check --deploy``):
 
 ``W001`` ``MCP_ALLOWED_ORIGINS`` is empty while ``ALLOWED_HOSTS`` names a
          public host
 ``W002`` ``MCP_EVENT_BACKEND`` is the in-process memory backend
+``W004`` ``MCP_SESSION_CACHE`` shares the rate-limit counters' culling cache
+``W005`` ``MCP_SESSION_CACHE`` is a per-process (or dummy) cache
+``W006`` tasks run on an immediate (in the request) or dummy (never) backend
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.checks import Warning as CheckWarning
@@ -48,6 +60,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, get_setting
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
 
 __all__ = ["check_deploy", "check_servers", "check_settings"]
@@ -60,9 +73,25 @@ _INT_SETTINGS = (
     "MCP_DEFAULT_PAGE_SIZE",
     "MCP_MAX_PAGE_SIZE",
     "MCP_MAX_CONCURRENT_REQUESTS",
+    "MCP_MAX_JSON_DEPTH",
+    "MCP_MAX_SESSION_SIZE",
+    "MCP_MAX_SESSIONS_PER_CLIENT",
+    "MCP_MAX_STREAMS",
+    "MCP_STREAM_BUFFER",
 )
 #: Durations in seconds: positive integers or floats.
-_SECONDS_SETTINGS = ("MCP_REQUEST_STATE_MAX_AGE", "MCP_SESSION_TIMEOUT", "MCP_SSE_KEEPALIVE")
+_SECONDS_SETTINGS = (
+    "MCP_REQUEST_STATE_MAX_AGE",
+    "MCP_SESSION_TIMEOUT",
+    "MCP_SSE_KEEPALIVE",
+    "MCP_QUEUE_TIMEOUT",
+    "MCP_TASK_TTL",
+    "MCP_TASK_POLL_INTERVAL",
+)
+#: Settings where zero is meaningful (0 seconds of queueing: refuse at once).
+_ZERO_ALLOWED = frozenset({"MCP_QUEUE_TIMEOUT"})
+#: Settings where None is meaningful (no task expiry, no polling hint).
+_NONE_ALLOWED = frozenset({"MCP_TASK_TTL", "MCP_TASK_POLL_INTERVAL"})
 
 _MEMORY_BACKEND = "django_mcp.events.memory.MemoryEventBackend"
 _REDIS_BACKEND = "django_mcp.events.redis.RedisEventBackend"
@@ -82,9 +111,11 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_unknown()
     messages += _check_session_cache()
     messages += _check_event_backend()
+    messages += _check_event_namespace()
     messages += _check_authentication_backends()
     messages += _check_rate_limit()
     messages += _check_resource_metadata()
+    messages += _check_client_ip()
     return messages
 
 
@@ -93,6 +124,8 @@ def _check_numbers() -> list[CheckMessage]:
     valid: dict[str, Any] = {}
     for name in (*_INT_SETTINGS, *_SECONDS_SETTINGS):
         value = get_setting(name)
+        if value is None and name in _NONE_ALLOWED:
+            continue
         seconds = name in _SECONDS_SETTINGS
         kind = "a number of seconds" if seconds else "an integer"
         allowed: tuple[type, ...] = (int, float) if seconds else (int,)
@@ -110,11 +143,13 @@ def _check_numbers() -> list[CheckMessage]:
                     id="django_mcp.E001",
                 )
             )
-        elif value <= 0:
+        elif value < 0 or (value == 0 and name not in _ZERO_ALLOWED):
+            zero = name in _ZERO_ALLOWED
             messages.append(
                 Error(
-                    f"{name} must be greater than zero, got {value!r}.",
-                    hint=f"Set {name} to a positive value; the default is {DEFAULTS[name]!r}.",
+                    f"{name} must be {'zero or more' if zero else 'greater than zero'}, got {value!r}.",
+                    hint=f"Set {name} to a {'non-negative' if zero else 'positive'} value; "
+                    f"the default is {DEFAULTS[name]!r}.",
                     id="django_mcp.E002",
                 )
             )
@@ -231,6 +266,20 @@ def _check_event_backend() -> list[CheckMessage]:
     return list(backend.check())
 
 
+def _check_event_namespace() -> list[CheckMessage]:
+    value = get_setting("MCP_EVENT_NAMESPACE")
+    if value is None or (isinstance(value, str) and value and not any(c.isspace() for c in value)):
+        return []
+    return [
+        Error(
+            f"MCP_EVENT_NAMESPACE must be None or a non-empty string without spaces, got {value!r}.",
+            hint="Leave it unset (derived from MCP_REDIS_URL and SECRET_KEY), or set the same "
+            'short name in every worker of one deployment, e.g. "shop-prod".',
+            id="django_mcp.E022",
+        )
+    ]
+
+
 def _check_authentication_backends() -> list[CheckMessage]:
     paths = get_setting("MCP_AUTHENTICATION_BACKENDS")
     if not isinstance(paths, list | tuple):
@@ -299,6 +348,24 @@ def _check_resource_metadata() -> list[CheckMessage]:
     ]
 
 
+def _check_client_ip() -> list[CheckMessage]:
+    value = get_setting("MCP_CLIENT_IP")
+    if value is None or callable(value):
+        return []
+    function, problem = _import(value)
+    if problem is None and callable(function):
+        return []
+    return [
+        Error(
+            f"MCP_CLIENT_IP must be None or a function (or its dotted path), got {value!r}"
+            + (f": {problem}." if problem else "."),
+            hint="Name a function taking the HttpRequest and returning the client address or "
+            'None, e.g. "myproject.proxies.client_ip"; None uses REMOTE_ADDR.',
+            id="django_mcp.E017",
+        )
+    ]
+
+
 # ----------------------------------------------------------------- servers
 
 
@@ -310,6 +377,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
     from django_mcp.server.server import Server
 
     messages: list[CheckMessage] = []
+    task_servers: list[str] = []
     registrations: Iterable[tuple[str, Callable[[], dict[str, Any]]]] = (
         ("web", registry.web_servers),
         ("local", registry.local_servers),
@@ -339,7 +407,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                     )
                 )
             try:
-                compile_server(server)
+                compiled = compile_server(server)
             except ImproperlyConfigured as exc:
                 messages.append(
                     Error(
@@ -350,7 +418,55 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                         id="django_mcp.E015",
                     )
                 )
+                continue
+            if compiled.caller_dependent and not apps.is_installed("django.contrib.auth"):
+                messages.append(
+                    Error(
+                        f"{where} ({compiled.key}) needs to know the caller (login_required, "
+                        "permissions or authorize()), but django.contrib.auth is not installed.",
+                        hint="Add 'django.contrib.auth' and 'django.contrib.contenttypes' to "
+                        "INSTALLED_APPS (and AuthenticationMiddleware to MIDDLEWARE), or drop the "
+                        "identity requirements from the server.",
+                        obj=server,
+                        id="django_mcp.E018",
+                    )
+                )
+            if compiled.capabilities.extensions and TASKS_EXTENSION in compiled.capabilities.extensions:
+                task_servers.append(where)
+    messages += _check_tasks(task_servers)
     return messages
+
+
+def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
+    """Report a missing Tasks framework or backend when some tool runs as a task."""
+    if not task_servers:
+        return []
+    from django_mcp.tasks import task_backend, task_decorator
+
+    servers = ", ".join(task_servers)
+    try:
+        task_decorator()
+    except ImproperlyConfigured:
+        return [
+            Error(
+                f"Tools of {servers} run as tasks, but Django's Tasks framework is not installed.",
+                hint="Use Django 6, or install the django-tasks backport: "
+                "pip install 'django-mcp-toolkit[tasks]'.",
+                id="django_mcp.E023",
+            )
+        ]
+    try:
+        task_backend()
+    except ImproperlyConfigured as exc:
+        return [
+            Error(
+                f"Tools of {servers} run as tasks, but MCP_TASK_BACKEND is unusable: {exc}",
+                hint="Name an alias of TASKS in MCP_TASK_BACKEND (default 'default') whose BACKEND "
+                "imports, e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
+                id="django_mcp.E024",
+            )
+        ]
+    return []
 
 
 # -------------------------------------------------------------- deployment
@@ -387,7 +503,122 @@ def check_deploy(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> lis
                 id="django_mcp.W002",
             )
         )
+    messages += _check_session_cache_deploy()
+    messages += _check_task_backend_deploy()
     return messages
+
+
+def _check_task_backend_deploy() -> list[CheckMessage]:
+    """Warn when tasks run on a backend that runs jobs in the request or never."""
+    from django_mcp.registry import registry
+
+    servers = [*registry.web_servers().values(), *registry.local_servers().values()]
+    if not any(_offers_tasks(server) for server in servers):
+        return []
+    from django_mcp.tasks import task_backend
+
+    try:
+        backend = task_backend()
+    except ImproperlyConfigured:
+        return []  # E023/E024 already say so
+    name = type(backend).__name__
+    if name not in ("ImmediateBackend", "DummyBackend"):
+        return []
+    return [
+        CheckWarning(
+            f"MCP_TASK_BACKEND uses the {name}: "
+            + (
+                "a task's tool runs inside the request that creates it, which waits for it."
+                if name == "ImmediateBackend"
+                else "tasks are stored but never run."
+            ),
+            hint="Point MCP_TASK_BACKEND at a backend with workers, e.g. django-tasks-db "
+            "('django_tasks_db.DatabaseBackend') and `manage.py db_worker`.",
+            id="django_mcp.W006",
+        )
+    ]
+
+
+def _offers_tasks(server: Any) -> bool:
+    try:
+        extensions = server.compiled().capabilities.extensions
+    except Exception:  # E015 reports servers that do not compile
+        return False
+    return bool(extensions) and TASKS_EXTENSION in extensions
+
+
+def _check_session_cache_deploy() -> list[CheckMessage]:
+    from django.core.cache.backends.db import DatabaseCache
+    from django.core.cache.backends.dummy import DummyCache
+    from django.core.cache.backends.filebased import FileBasedCache
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from django_mcp.ratelimit import CACHE_ALIAS
+
+    alias = get_setting("MCP_SESSION_CACHE")
+    backend = _cache_backend(alias)
+    if backend is None:
+        return []  # E007 (or Django's own cache checks) report it
+    messages: list[CheckMessage] = []
+    # These three cull: past MAX_ENTRIES (300 unless set) a write deletes
+    # other keys, so anonymous initialize calls could evict counters.
+    if issubclass(backend, LocMemCache | FileBasedCache | DatabaseCache) and _same_storage(
+        alias, CACHE_ALIAS
+    ):
+        messages.append(
+            CheckWarning(
+                f"MCP_SESSION_CACHE {alias!r} is stored with the rate-limit counters "
+                f"(cache {CACHE_ALIAS!r}) in {backend.__name__}, which culls entries past "
+                "MAX_ENTRIES: creating sessions can evict rate-limit counters and other sessions.",
+                hint="Give sessions a cache alias of their own, e.g. "
+                'CACHES["mcp-sessions"] on a shared Redis or Memcached server and '
+                'MCP_SESSION_CACHE = "mcp-sessions".',
+                id="django_mcp.W004",
+            )
+        )
+    if issubclass(backend, LocMemCache | DummyCache):
+        dummy = issubclass(backend, DummyCache)
+        problem = (
+            "it stores nothing, so every 2025-11-25 session is unknown (404) right after initialize"
+            if dummy
+            else "each worker process has its own, so a 2025-11-25 session is unknown (404) on "
+            "every worker but the one that created it"
+        )
+        messages.append(
+            CheckWarning(
+                f"MCP_SESSION_CACHE {alias!r} uses {backend.__name__}: {problem}.",
+                hint="Point MCP_SESSION_CACHE at a cache every worker shares (Redis, Memcached, "
+                "the database cache)"
+                + (
+                    "."
+                    if dummy
+                    else '; with a single process, add "django_mcp.W005" to SILENCED_SYSTEM_CHECKS.'
+                ),
+                id="django_mcp.W005",
+            )
+        )
+    return messages
+
+
+def _cache_backend(alias: Any) -> type | None:
+    """Return the backend class of cache ``alias``, or None if unknown."""
+    config = settings.CACHES.get(alias) if isinstance(alias, str) else None
+    if not isinstance(config, dict):
+        return None
+    backend, problem = _import(config.get("BACKEND"))
+    return backend if problem is None and isinstance(backend, type) else None
+
+
+def _same_storage(alias: str, other: str) -> bool:
+    """Return True when two cache aliases keep their entries in one store."""
+    if alias == other:
+        return True
+    first, second = settings.CACHES.get(alias, {}), settings.CACHES.get(other, {})
+    # Two LocMemCache (or file-based) aliases with one LOCATION share it.
+    return bool(
+        first.get("BACKEND") == second.get("BACKEND")
+        and first.get("LOCATION", "") == second.get("LOCATION", "")
+    )
 
 
 def _is_public_host(host: Any) -> bool:

@@ -13,19 +13,50 @@ Limits (all enforced per request, exceeding one gives a specific error):
 ``MCP_DEFAULT_PAGE_SIZE``       50      list items per page
 ``MCP_MAX_PAGE_SIZE``           100     upper bound for any page
 ``MCP_MAX_CONCURRENT_REQUESTS`` 32      requests in flight per process
+``MCP_MAX_JSON_DEPTH``          64      nesting levels of one message
+
+Past ``MCP_MAX_CONCURRENT_REQUESTS`` a request waits for a slot up to
+``MCP_QUEUE_TIMEOUT`` (10 seconds; 0 refuses at once). ``MCP_MAX_STREAMS``
+(1000) bounds the ``subscriptions/listen`` and 2025-11-25 GET streams open
+in one process; each holds at most ``MCP_STREAM_BUFFER`` (1000) change events
+not yet sent, and one that falls further behind ends (its client re-lists).
+
+Tasks (``io.modelcontextprotocol/tasks``) run on the Tasks framework backend
+``MCP_TASK_BACKEND`` names (an alias of Django's ``TASKS``), are kept
+``MCP_TASK_TTL`` seconds (3600; None: unlimited) and suggest polling every
+``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no suggestion).
+
+2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
+(16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
+sessions opened per caller per ``MCP_SESSION_TIMEOUT`` window).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import urllib.parse
+from collections.abc import Callable
 from typing import Any, Final
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.crypto import salted_hmac
+from django.utils.module_loading import import_string
 
-__all__ = ["DEFAULT_LIMITS", "DEFAULTS", "Limits", "McpSettings", "get_limits", "get_setting", "get_settings"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DEFAULTS",
+    "Limits",
+    "McpSettings",
+    "get_client_ip",
+    "get_event_namespace",
+    "get_limits",
+    "get_setting",
+    "get_settings",
+]
 
 KiB: Final = 1024
 MiB: Final = 1024 * KiB
@@ -41,6 +72,7 @@ class Limits:
     default_page_size: int = 50  # items
     max_page_size: int = 100  # items
     max_concurrent_requests: int = 32  # per process
+    max_json_depth: int = 64  # levels of nested arrays/objects in one message
 
 
 DEFAULT_LIMITS: Final = Limits()
@@ -53,6 +85,11 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MCP_DEFAULT_PAGE_SIZE": DEFAULT_LIMITS.default_page_size,
     "MCP_MAX_PAGE_SIZE": DEFAULT_LIMITS.max_page_size,
     "MCP_MAX_CONCURRENT_REQUESTS": DEFAULT_LIMITS.max_concurrent_requests,
+    "MCP_MAX_JSON_DEPTH": DEFAULT_LIMITS.max_json_depth,
+    # Seconds a request over MCP_MAX_CONCURRENT_REQUESTS waits for a slot.
+    "MCP_QUEUE_TIMEOUT": 10,
+    # Long-lived streams (subscriptions/listen, legacy GET) open per process.
+    "MCP_MAX_STREAMS": 1000,
     # Origins allowed besides loopback ones, e.g. ["https://app.example.com"].
     "MCP_ALLOWED_ORIGINS": [],
     # Seconds a signed requestState (multi round-trip) stays valid.
@@ -60,20 +97,40 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Cache alias holding 2025-11-25 sessions, and their idle lifetime (s).
     "MCP_SESSION_CACHE": "default",
     "MCP_SESSION_TIMEOUT": 3600,
+    # Bytes a 2025-11-25 session may store (capabilities, clientInfo and
+    # subscribed URIs, encoded as JSON).
+    "MCP_MAX_SESSION_SIZE": 16 * KiB,
+    # 2025-11-25 sessions one caller may open per MCP_SESSION_TIMEOUT window.
+    "MCP_MAX_SESSIONS_PER_CLIENT": 100,
     # Dotted path of the change-notification backend.
     "MCP_EVENT_BACKEND": "django_mcp.events.memory.MemoryEventBackend",
     # Redis URL for django_mcp.events.redis.RedisEventBackend.
     "MCP_REDIS_URL": "redis://127.0.0.1:6379/0",
+    # Name separating this deployment's Redis channels from any other
+    # project's on the same server (None: derived, see get_event_namespace).
+    "MCP_EVENT_NAMESPACE": None,
+    # Change events one stream may hold unsent; past it the stream ends.
+    "MCP_STREAM_BUFFER": 1000,
     # Dotted paths of request authenticators tried in order (bearer tokens).
     "MCP_AUTHENTICATION_BACKENDS": [],
     # OAuth 2.0 Protected Resource Metadata (RFC 9728) for 401 challenges.
     "MCP_RESOURCE_METADATA": None,
     # Tool calls per identity, e.g. "60/m" (None: unlimited).
     "MCP_RATE_LIMIT": None,
+    # Dotted path of func(request) -> str | None giving the client address
+    # the rate limit counts (None: REMOTE_ADDR).
+    "MCP_CLIENT_IP": None,
     # Seconds between SSE keep-alive comments on long-lived streams.
     "MCP_SSE_KEEPALIVE": 20,
     # Put io.modelcontextprotocol/serverInfo in every result's _meta.
     "MCP_SERVER_INFO": True,
+    # Alias in Django's TASKS setting that runs tool calls turned into
+    # tasks (the io.modelcontextprotocol/tasks extension).
+    "MCP_TASK_BACKEND": "default",
+    # Seconds a task is kept after its creation (None: unlimited).
+    "MCP_TASK_TTL": 3600,
+    # Seconds clients are asked to wait between tasks/get polls (None: no hint).
+    "MCP_TASK_POLL_INTERVAL": 1,
 }
 """Every ``MCP_*`` setting with its default."""
 
@@ -100,6 +157,7 @@ def get_limits() -> Limits:
         default_page_size=get_setting("MCP_DEFAULT_PAGE_SIZE"),
         max_page_size=get_setting("MCP_MAX_PAGE_SIZE"),
         max_concurrent_requests=get_setting("MCP_MAX_CONCURRENT_REQUESTS"),
+        max_json_depth=get_setting("MCP_MAX_JSON_DEPTH"),
     )
 
 
@@ -117,10 +175,17 @@ class McpSettings:
     request_state_max_age: int = 600  # seconds
     session_cache: str = "default"
     session_timeout: int = 3600  # seconds
+    max_session_size: int = 16 * KiB  # bytes
+    max_sessions_per_client: int = 100  # per MCP_SESSION_TIMEOUT window
     authentication_backends: tuple[str, ...] = ()
     rate_limit: str | None = None
     sse_keepalive: float = 20  # seconds
     server_info: bool = True
+    queue_timeout: float = 10  # seconds a request waits for a slot
+    max_streams: int = 1000  # open streams per process
+    task_backend: str = "default"  # alias in Django's TASKS
+    task_ttl: float | None = 3600  # seconds a task is kept; None: unlimited
+    task_poll_interval: float | None = 1  # seconds between polls; None: no hint
 
 
 @functools.cache
@@ -132,11 +197,64 @@ def get_settings() -> McpSettings:
         request_state_max_age=get_setting("MCP_REQUEST_STATE_MAX_AGE"),
         session_cache=get_setting("MCP_SESSION_CACHE"),
         session_timeout=get_setting("MCP_SESSION_TIMEOUT"),
+        max_session_size=get_setting("MCP_MAX_SESSION_SIZE"),
+        max_sessions_per_client=get_setting("MCP_MAX_SESSIONS_PER_CLIENT"),
         authentication_backends=tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")),
         rate_limit=get_setting("MCP_RATE_LIMIT"),
         sse_keepalive=get_setting("MCP_SSE_KEEPALIVE"),
         server_info=bool(get_setting("MCP_SERVER_INFO")),
+        queue_timeout=get_setting("MCP_QUEUE_TIMEOUT"),
+        max_streams=get_setting("MCP_MAX_STREAMS"),
+        task_backend=get_setting("MCP_TASK_BACKEND"),
+        task_ttl=get_setting("MCP_TASK_TTL"),
+        task_poll_interval=get_setting("MCP_TASK_POLL_INTERVAL"),
     )
+
+
+@functools.cache
+def get_client_ip() -> Callable[[Any], str | None] | None:
+    """Return the ``MCP_CLIENT_IP`` function, or None to use ``REMOTE_ADDR``.
+
+    The setting is a callable or the dotted path of one, imported once.
+
+    Raises:
+        ImproperlyConfigured: the path cannot be imported or is not callable.
+    """
+    value = get_setting("MCP_CLIENT_IP")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = import_string(value)
+        except ImportError as exc:
+            raise ImproperlyConfigured(f"MCP_CLIENT_IP: cannot import {value!r}: {exc}") from None
+    if not callable(value):
+        raise ImproperlyConfigured(f"MCP_CLIENT_IP must be a callable or its dotted path, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+@functools.cache
+def get_event_namespace() -> str:
+    """Return the name that keeps this deployment's Redis channels apart.
+
+    ``MCP_EVENT_NAMESPACE`` when set; otherwise the database number of
+    ``MCP_REDIS_URL`` (Redis pub/sub ignores databases, so two projects on
+    one server would otherwise hear each other) and a short keyed hash of
+    ``SECRET_KEY`` (of the settings module without one), which reveals
+    nothing about the key. Every worker of one deployment shares both.
+    """
+    value = get_setting("MCP_EVENT_NAMESPACE")
+    if value:
+        return str(value)
+    url = urllib.parse.urlsplit(str(get_setting("MCP_REDIS_URL")))
+    db = url.path.strip("/") or urllib.parse.parse_qs(url.query).get("db", ["0"])[0]
+    try:
+        secret = settings.SECRET_KEY
+    except ImproperlyConfigured:  # an empty SECRET_KEY
+        secret = ""
+    secret = secret or str(getattr(settings, "SETTINGS_MODULE", ""))
+    digest = salted_hmac("django_mcp.events.namespace", "", secret=secret, algorithm="sha256").hexdigest()
+    return f"{db}.{digest[:12]}"
 
 
 @receiver(setting_changed)
@@ -145,3 +263,5 @@ def _reload(*, setting: str, **kwargs: Any) -> None:
         _read.cache_clear()
         get_limits.cache_clear()
         get_settings.cache_clear()
+        get_client_ip.cache_clear()
+        get_event_namespace.cache_clear()

@@ -17,6 +17,8 @@ Hierarchy::
     │                              bearer token: HTTP 401 invalid_token
     └── (subclasses may set status 403 / error "insufficient_scope")
     SchemaValidationError          (ValueError) data does not fit a Schema
+    TaskCancelled                  (BaseException) stops a tool running as a
+                                   task whose client cancelled it
     ImproperlyConfigured           (Django's) a component or setting is wrong
     AlreadyRegistered / NotRegistered   registry misuse
 
@@ -46,6 +48,7 @@ __all__ = [
     "ParseError",
     "ResourceNotFound",
     "SchemaValidationError",
+    "TaskCancelled",
     "UnsupportedProtocolVersion",
 ]
 
@@ -144,6 +147,18 @@ class SchemaValidationError(ValueError):
 
     def __repr__(self) -> str:
         return f"SchemaValidationError(errors={self.errors!r})"
+
+
+class TaskCancelled(BaseException):
+    """The client cancelled the task this tool runs as (``tasks/cancel``).
+
+    ``request.task.check_cancelled()`` raises it; the task then ends
+    ``cancelled``. Like ``asyncio.CancelledError`` it derives from
+    ``BaseException``, so a handler's ``except Exception`` does not swallow it.
+    """
+
+    def __repr__(self) -> str:
+        return "TaskCancelled()"
 
 
 class AuthenticationFailed(Exception):

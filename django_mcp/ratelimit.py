@@ -9,10 +9,14 @@ the value.
 Counting uses fixed windows aligned to the epoch (a "60/m" caller may make
 60 calls in each calendar minute), in Django's ``default`` cache, shared by
 every process using it. The caller is identified by, in order: the primary
-key of the authenticated user; the client IP (``REMOTE_ADDR``; behind a
-proxy, have the proxy or a middleware set it from a trusted header); the
-literal ``"anonymous"`` (every unauthenticated STDIO caller shares it). All
-tools and servers share one budget per caller.
+key of the authenticated user; the client address, which is
+``REMOTE_ADDR`` unless ``MCP_CLIENT_IP`` names a function
+``func(request) -> str | None`` (behind a proxy: read the header that proxy
+sets, trusting it only from the proxy's address); the literal
+``"anonymous"`` (every unauthenticated STDIO caller shares it). All
+tools and servers share one budget per caller. ``count_in_window`` is the
+counter itself; the HTTP transport also uses it to bound the 2025-11-25
+sessions one caller opens (``MCP_MAX_SESSIONS_PER_CLIENT``).
 
 The counter is incremented with the backend's ``incr()``, which is atomic
 and keeps the key's expiry on the local-memory, Redis and Memcached
@@ -36,10 +40,20 @@ from asgiref.sync import sync_to_async
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 
-from django_mcp.conf import get_setting
+from django_mcp.conf import get_client_ip, get_setting
 from django_mcp.request import McpRequest
 
-__all__ = ["CACHE_ALIAS", "Rate", "allow_tool_call", "identity_of", "parse_rate"]
+__all__ = [
+    "CACHE_ALIAS",
+    "Rate",
+    "Window",
+    "allow_tool_call",
+    "caller_identity",
+    "count_in_window",
+    "identity_of",
+    "parse_rate",
+    "user_identity",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -98,14 +112,57 @@ def _parse(value: str) -> Rate | None:
 
 def identity_of(request: McpRequest) -> str:
     """Return whom a request's calls are counted for."""
-    user = request.user
+    return caller_identity(request.user, request.http_request)
+
+
+def user_identity(user: Any) -> str | None:
+    """Return ``"user:<pk>"`` for an authenticated user, else None."""
     if user is not None and getattr(user, "is_authenticated", False) and user.pk is not None:
         return f"user:{user.pk}"
-    http = request.http_request
-    address = getattr(http, "META", {}).get("REMOTE_ADDR") if http is not None else None
+    return None
+
+
+def caller_identity(user: Any, http_request: Any) -> str:
+    """Return whom to count for: the user, else the client IP, else ``"anonymous"``."""
+    identity = user_identity(user)
+    if identity is not None:
+        return identity
+    address = _client_ip(http_request) if http_request is not None else None
     if address:
         return f"ip:{address}"
     return "anonymous"
+
+
+def _client_ip(http_request: Any) -> str | None:
+    """Return the client address of an HTTP request (``MCP_CLIENT_IP``)."""
+    resolve = get_client_ip()
+    if resolve is None:
+        address = getattr(http_request, "META", {}).get("REMOTE_ADDR")
+        return str(address) if address else None
+    return resolve(http_request)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Window:
+    """How many times an identity was counted in the current window."""
+
+    count: int
+    resets_in: int  # seconds until the next window starts
+
+
+async def count_in_window(scope: str, identity: str, period: int) -> Window:
+    """Count one more event of ``identity`` in the current ``period``-second window.
+
+    ``scope`` names what is counted (separate counters, same cache). Windows
+    are aligned to the epoch; the counters live in ``CACHE_ALIAS``.
+    """
+    now = int(_now())
+    window = now // period
+    # Quoting keeps keys free of spaces and control characters, which
+    # Memcached rejects and Django warns about.
+    key = f"{scope}:{period}:{urllib.parse.quote(identity, safe=':')}:{window}"
+    count = await _increment(caches[CACHE_ALIAS], key, timeout=period)
+    return Window(count=count, resets_in=(window + 1) * period - now)
 
 
 _FROM_SETTINGS: Final[Any] = object()
@@ -125,12 +182,8 @@ async def allow_tool_call(request: McpRequest, tool_name: str, *, rate: str | No
         return True
     limit = parse_rate(setting)
     identity = identity_of(request)
-    window = int(_now()) // limit.period
-    # Quoting keeps keys free of spaces and control characters, which
-    # Memcached rejects and Django warns about.
-    key = f"{_KEY_PREFIX}:{limit.period}:{urllib.parse.quote(identity, safe=':')}:{window}"
-    count = await _increment(caches[CACHE_ALIAS], key, timeout=limit.period)
-    if count > limit.count:
+    counted = await count_in_window(_KEY_PREFIX, identity, limit.period)
+    if counted.count > limit.count:
         logger.warning("Rate limit %s exceeded by %s calling tool %r", setting, identity, tool_name)
         return False
     return True

@@ -5,7 +5,8 @@ the JSON-RPC method and params, the per-request ``_meta`` (protocol version,
 client capabilities, client info), the Django request and user when served
 over HTTP, the resource URI and its decoded template variables, prompt
 arguments, and the answers of a multi round-trip request
-(``input_responses`` and the verified ``request_state``).
+(``input_responses`` and the verified ``request_state``), and ``task`` when
+the call runs as a task (status messages, cancellation).
 
 ``log()`` sends ``notifications/message`` to the client, but only when the
 request asked for a log level (2026-07-28) or the legacy session set one,
@@ -55,6 +56,7 @@ class McpRequest:
         "request_id",
         "request_state",
         "server",
+        "task",
         "uri",
         "uri_variables",
         "user",
@@ -94,6 +96,9 @@ class McpRequest:
         self.arguments: Mapping[str, str] = {}
         self.input_responses: Mapping[str, Any] = {}
         self.request_state: Any = None
+        #: The task this call runs as (``django_mcp.dispatcher.tasks.TaskHandle``),
+        #: None when the call is answered directly.
+        self.task: Any = None
         self._emit = emit
 
     @property

@@ -67,7 +67,7 @@ from asgiref.sync import sync_to_async
 
 from django_mcp.exceptions import SchemaValidationError
 
-__all__ = ["Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
+__all__ = ["DECIMAL_PATTERN", "Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
 
 _T = TypeVar("_T")
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -533,7 +533,29 @@ def _build_schema(tp: Any) -> dict[str, Any]:
     schema.pop("$schema", None)  # none means 2020-12 (MCP 2025-11-25+)
     if defs:
         schema["$defs"] = defs
+    _spell_decimals(schema)
     return schema
+
+
+#: What a ``Decimal`` looks like on the wire: msgspec writes it as a string.
+DECIMAL_PATTERN: Final = r"^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$"
+
+
+def _spell_decimals(node: Any) -> None:
+    """Replace msgspec's ``"format": "decimal"`` with a pattern, in place.
+
+    ``decimal`` is not a JSON Schema format: clients such as the MCP
+    Inspector warn about it. A pattern says the same in standard terms.
+    """
+    if isinstance(node, dict):
+        if node.get("type") == "string" and node.get("format") == "decimal":
+            del node["format"]
+            node.setdefault("pattern", DECIMAL_PATTERN)
+        for value in node.values():
+            _spell_decimals(value)
+    elif isinstance(node, list):
+        for value in node:
+            _spell_decimals(value)
 
 
 def _refers_to(node: Any, ref: str) -> bool:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, Self
 
 import msgspec
+from django.apps import apps
 
 from django_mcp import __version__
 from django_mcp.dispatcher import dispatchers
@@ -137,7 +138,7 @@ class McpTestClient:
             dispatcher = dispatchers.get(self.server)
             if len(raw) > dispatcher.settings.limits.max_request_size:
                 raise InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE")
-            envelope = parse_message(raw)
+            envelope = parse_message(raw, max_depth=dispatcher.settings.limits.max_json_depth)
             ctx = modern_context(envelope, user=self._user())
             reply = await dispatcher.respond(envelope, ctx, emit)
             body = reply.body
@@ -148,6 +149,8 @@ class McpTestClient:
     def _user(self) -> Any:
         if self.user is not None:
             return self.user
+        if not apps.is_installed("django.contrib.auth"):
+            return None  # no identity at all, as over HTTP without the auth app
         from django.contrib.auth.models import AnonymousUser
 
         return AnonymousUser()

@@ -41,11 +41,11 @@ from typing import Any, Final
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import Resolver404, get_script_prefix, path, resolve
+from django.urls import get_script_prefix, path
 from django.views import View
 
 from django_mcp.conf import get_setting
-from django_mcp.transports.http import McpView
+from django_mcp.transports.http import is_mcp_path
 
 __all__ = [
     "WELL_KNOWN_PATH",
@@ -132,12 +132,7 @@ def _is_mcp_endpoint(full_path: str) -> bool:
     prefix = get_script_prefix()
     if prefix != "/" and full_path.startswith(prefix):
         full_path = "/" + full_path[len(prefix) :]
-    try:
-        match = resolve(full_path)
-    except Resolver404:
-        return False
-    view_class = getattr(match.func, "view_class", None)
-    return isinstance(view_class, type) and issubclass(view_class, McpView)
+    return is_mcp_path(full_path)
 
 
 def _not_found(description: str) -> HttpResponse:

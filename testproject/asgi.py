@@ -1,19 +1,20 @@
 """ASGI entry point: ``uvicorn testproject.asgi:application``.
 
-Under DEBUG the admin's static files are served too, so the demo looks
-right without a separate static server.
+``McpASGIApp`` refuses oversized MCP requests before Django reads their
+bodies. The admin's static files are served by the application itself (with
+DEBUG off too), so the demo looks right without a separate static server; a
+real deployment runs ``collectstatic`` and serves them from its web server.
 """
 
 from __future__ import annotations
 
 import os
 
-from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
 
+from django_mcp.asgi import McpASGIApp
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "testproject.settings")
 
-application = get_asgi_application()
-if settings.DEBUG:
-    application = ASGIStaticFilesHandler(application)  # type: ignore[assignment]
+application = McpASGIApp(ASGIStaticFilesHandler(get_asgi_application()))

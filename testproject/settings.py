@@ -1,15 +1,43 @@
-"""Settings for the demo project and the test suite (SQLite, no services)."""
+"""Settings for the demo project and the test suite (SQLite, no services).
+
+``DEBUG`` is off unless ``DJANGO_DEBUG=1``. ``SECRET_KEY`` comes from
+``DJANGO_SECRET_KEY``, else from ``testproject/.secret_key`` (git-ignored),
+which the first process to start creates with a random key: a checkout never
+runs with a key anyone else knows, and all its processes (workers, tests and
+the servers they start) share one key. Never deploy these settings.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
+import tempfile
 from pathlib import Path
+from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent
+SECRET_KEY_FILE = BASE_DIR / ".secret_key"
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "django-mcp-demo-not-secret")
-DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+
+def _local_secret_key(path: Path) -> str:
+    """Return the key stored at ``path``, creating it first if need be."""
+    if not path.exists():
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as draft:
+            draft.write(secrets.token_urlsafe(50))
+        try:
+            # Atomic, and refused when another process got there first:
+            # every process ends up reading the same complete key.
+            os.link(draft.name, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft.name)
+    return path.read_text().strip()
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key(SECRET_KEY_FILE)
+DEBUG = os.environ.get("DJANGO_DEBUG") == "1"
 ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]", "testserver"]
 
 INSTALLED_APPS = [
@@ -62,7 +90,43 @@ DATABASES = {
     }
 }
 
+# A PostgreSQL database instead (the multi-process tasks test sets these).
+if os.environ.get("DJANGO_MCP_PG_NAME"):
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": os.environ["DJANGO_MCP_PG_NAME"],
+            "HOST": os.environ.get("DJANGO_MCP_PG_HOST", "127.0.0.1"),
+            "PORT": os.environ.get("DJANGO_MCP_PG_PORT", "5432"),
+            "USER": os.environ.get("DJANGO_MCP_PG_USER", "postgres"),
+        }
+    }
+
+# Tool calls answered with MCP tasks run on Django's Tasks framework (Django
+# 6, else the django-tasks backport of the tasks extra). In-process tests run
+# them inside the request (immediate backend); DJANGO_MCP_TASKS=database
+# stores them with django-tasks-db for `manage.py db_worker` processes.
+if importlib.util.find_spec("django_tasks_db") is not None:
+    INSTALLED_APPS.append("django_tasks_db")
+_TASKS_PACKAGE = "django.tasks" if importlib.util.find_spec("django.tasks") else "django_tasks"
+TASKS: dict[str, dict[str, Any]] = {
+    "default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}
+}
+if os.environ.get("DJANGO_MCP_TASKS") == "database":
+    TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Several worker processes sharing one Redis (tests/live/test_workers.py,
+# tests/bench/multi_worker.py): change events and 2025-11-25 sessions go
+# through it.
+if os.environ.get("DJANGO_MCP_REDIS_URL"):
+    MCP_EVENT_BACKEND = "django_mcp.events.redis.RedisEventBackend"
+    MCP_REDIS_URL = os.environ["DJANGO_MCP_REDIS_URL"]
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MCP_REDIS_URL}}
+# The test suite and its live server open far more than the default 100
+# 2025-11-25 sessions per hour, all from 127.0.0.1.
+MCP_MAX_SESSIONS_PER_CLIENT = 100_000
 
 STORAGES = {
     "default": {

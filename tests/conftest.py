@@ -5,12 +5,15 @@ suite, the official Python and TypeScript SDK clients) need it listening on
 a socket. It runs ``uvicorn testproject.asgi:application`` with one worker
 on a free loopback port and an SQLite database of its own; every wait is
 bounded. A server that exits or never listens is killed and reaped, and the
-error shows the tail of its output (``start_server``).
+error shows the tail of its output (``start_server``). Tests of several
+workers and of Redis faults get a ``redis-server`` of their own
+(``private_redis``, from ``tests/multiworker.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shlex
 import socket
@@ -19,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,33 +106,31 @@ def _serve(
         _stop(process, kill=False)
 
 
-@pytest.fixture(scope="session")
-def start_server() -> Callable[..., contextlib.AbstractContextManager[subprocess.Popen[bytes]]]:
-    """Return ``_serve``, which runs a server command until it listens and cleans up after it."""
-    return _serve
+def migrate(env: dict[str, str]) -> None:
+    """Run ``manage.py migrate`` for the test project with ``env`` (its database settings).
 
-
-@pytest.fixture(scope="session")
-def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start the demo project under uvicorn and return its base URL."""
-    database = tmp_path_factory.mktemp("live") / "live.sqlite3"
-    env = {**os.environ, "DJANGO_MCP_DB": str(database), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
-    migrate = subprocess.run(
+    Raises:
+        RuntimeError: migrate failed; the message ends with its output.
+    """
+    done = subprocess.run(
         [sys.executable, "testproject/manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
-    if migrate.returncode != 0:
+    if done.returncode != 0:
         raise RuntimeError(
-            f"migrate exited with code {migrate.returncode}; its output ends:\n"
-            + _tail(migrate.stdout + migrate.stderr)
+            f"migrate exited with code {done.returncode}; its output ends:\n"
+            + _tail(done.stdout + done.stderr)
         )
-    port = _free_port()
-    command = [
+
+
+def uvicorn_command(port: int) -> list[str]:
+    """Return the command serving the test project with one uvicorn process on ``port``."""
+    return [
         sys.executable,
         "-m",
         "uvicorn",
@@ -142,9 +144,78 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--log-level",
         "warning",
     ]
+
+
+@pytest.fixture(scope="session")
+def start_server() -> Callable[..., contextlib.AbstractContextManager[subprocess.Popen[bytes]]]:
+    """Return ``_serve``, which runs a server command until it listens and cleans up after it."""
+    return _serve
+
+
+#: django-tasks-db is installed (the tasks extra): the live server stores MCP
+#: tasks in its database and a ``manage.py db_worker`` process runs them.
+TASKS_DB = importlib.util.find_spec("django_tasks_db") is not None
+
+
+@contextlib.contextmanager
+def _tasks_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a django-tasks-db ``manage.py db_worker`` until the block ends; stop and reap it."""
+    command = [
+        sys.executable,
+        "testproject/manage.py",
+        "db_worker",
+        "--interval",
+        "0.1",
+        "--no-startup-delay",
+        "--no-reload",
+    ]
+    with log_path.open("wb") as log:  # the child writes through its own copy
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        yield process
+    finally:
+        _stop(process, kill=False)
+
+
+@pytest.fixture(scope="session")
+def start_tasks_worker() -> Callable[..., contextlib.AbstractContextManager[subprocess.Popen[bytes]]]:
+    """Return ``_tasks_worker``, which runs a Tasks worker process and cleans up after it."""
+    return _tasks_worker
+
+
+@pytest.fixture(scope="session")
+def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the demo project under uvicorn (and a Tasks worker) and return its base URL."""
+    database = tmp_path_factory.mktemp("live") / "live.sqlite3"
+    env = {**os.environ, "DJANGO_MCP_DB": str(database), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+    if TASKS_DB:
+        env["DJANGO_MCP_TASKS"] = "database"
+    migrate(env)
+    port = _free_port()
+    command = uvicorn_command(port)
     log_path = tmp_path_factory.mktemp("live-log") / "uvicorn.log"
-    with _serve(command, port=port, log_path=log_path, env=env):
+    worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if TASKS_DB else contextlib.nullcontext()
+    with _serve(command, port=port, log_path=log_path, env=env), worker:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[Any]:
+    """Run a ``redis-server`` of the test's own on a free port (``tests/multiworker.py``).
+
+    Skipped where ``redis-server`` or the ``redis`` package is missing. The
+    shared Redis other tests use is never stopped or paused: fault tests
+    restart and pause this one.
+    """
+    from tests.multiworker import NO_REDIS_SERVER, REDIS_SERVER, PrivateRedis
+
+    if REDIS_SERVER is None:
+        pytest.skip(NO_REDIS_SERVER)
+    pytest.importorskip("redis", reason="the redis extra is not installed")
+    with PrivateRedis(tmp_path) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
-"""Tests for django_mcp.admin: the staff-only catalog page.
+"""Tests for django_mcp.admin: the MCP section of the admin and its playground.
 
-The page is mounted by this module's own URLconf (``pytest.mark.urls``),
-the way docs/admin.md tells projects to mount it; each test gets a fresh
-registry.
+The section needs no URL pattern: ``admin.site.urls`` serves it. This
+module's URLconf (``pytest.mark.urls``) also mounts the older one-page
+catalog (``mcp_catalog_view()``) and a custom admin site with the section
+registered on it; each test gets a fresh registry.
 """
 
 from __future__ import annotations
@@ -17,17 +18,24 @@ import msgspec
 import pytest
 from django.contrib import admin
 from django.contrib.admin import AdminSite
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import path
 
 from django_mcp import Prompt, PromptArgument, Resource, Server, Tool, ToolAnnotations
-from django_mcp.admin import build_catalog, mcp_catalog_view
+from django_mcp.admin import McpCatalogAdmin, build_catalog, mcp_catalog_view
+from django_mcp.models import McpCatalog
 from django_mcp.registry import registry
 from django_mcp.response import McpResponse
 from django_mcp.schemas import Schema
+from tests.admin.servers import PlaygroundServer
 
 other_site = AdminSite(name="other_admin")
+other_site.register(McpCatalog, McpCatalogAdmin)
 
 urlpatterns = [
     path("admin/mcp/", mcp_catalog_view(), name="mcp-catalog"),
@@ -255,3 +263,476 @@ def test_custom_admin_site_uses_its_own_login_and_breadcrumbs(servers: None) -> 
 
     assert response.status_code == 200
     assert b'<a href="/other-admin/">Home</a>' in response.content
+
+
+# ------------------------------------------------------------- the section
+
+SECTION = "/admin/django_mcp/mcpcatalog/"
+PLAYGROUND = "tests.admin.servers.PlaygroundServer"
+
+
+def _staff(username: str = "alice", *perms: str, superuser: bool = False) -> tuple[Any, Client]:
+    user = get_user_model().objects.create_user(
+        username=username, password="pw-123456", is_staff=True, is_superuser=superuser
+    )
+    for perm in perms:
+        app_label, codename = perm.split(".")
+        user.user_permissions.add(
+            Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def _player(*perms: str) -> tuple[Any, Client]:
+    return _staff("player", "django_mcp.use_playground", *perms)
+
+
+def _component(kind: str, key: str, server: str = PLAYGROUND, *, page: str = "change") -> str:
+    return f"{SECTION}{quote(f'{server}~{kind}~{key}')}/{page}/"
+
+
+@pytest.fixture
+def playground() -> None:
+    registry.web("playground", PlaygroundServer)
+    registry.web("weather", WeatherServer)
+
+
+def _text(response: Any) -> str:
+    return html.unescape(response.content.decode())
+
+
+def _history() -> list[LogEntry]:
+    return list(LogEntry.objects.order_by("pk"))
+
+
+def test_admin_index_shows_the_mcp_section_linking_to_the_catalog(playground: None) -> None:
+    _user, client = _staff()
+
+    page = client.get("/admin/").content.decode()
+
+    assert (
+        '<a href="/admin/django_mcp/" class="section" title="Models in the MCP application">MCP</a>' in page
+    )
+    assert f'<a href="{SECTION}">Catalog</a>' in page
+
+
+def test_section_needs_staff(playground: None) -> None:
+    assert Client().get(SECTION)["Location"] == f"/admin/login/?next={SECTION}"
+    assert _user(staff=False).get(SECTION)["Location"] == f"/admin/login/?next={SECTION}"
+
+
+def test_catalog_lists_servers_with_their_mounts_and_counts(playground: None) -> None:
+    registry.local("weather", WeatherServer)
+    _user, client = _staff()
+
+    response = client.get(SECTION)
+
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][:2] == [
+        "django_mcp/admin/servers.html",
+        "django_mcp/admin/_base.html",
+    ]
+    page = _text(response)
+    assert "Playground fixture" in page
+    assert f'href="{SECTION}server/{PLAYGROUND}/"' in page
+    assert "HTTP <code>playground (below the include of django_mcp.urls)</code>" in page
+    assert "STDIO <code>weather</code>" in page
+    assert "2 servers, 7 tools, 2 resources, 2 resource templates, 2 prompts." in " ".join(page.split())
+    assert "needs the “django_mcp.use_playground” permission" in " ".join(page.split())
+
+
+def _names(response: Any) -> list[str]:
+    return re.findall(r'<tr class="mcp-component mcp-\w+" data-name="([^"]+)">', _text(response))
+
+
+def test_server_page_lists_components_with_search_and_kind_filter(playground: None) -> None:
+    _user, client = _staff()
+    url = f"{SECTION}server/{PLAYGROUND}/"
+
+    everything = client.get(url)
+    tools = client.get(url, {"kind": "tool"})
+    searched = client.get(url, {"q": "NOTES"})
+    both = client.get(url, {"q": "notes", "kind": "template"})
+
+    assert everything.status_code == 200
+    assert _names(everything) == [
+        *("echo", "greet", "wipe-notes", "secret", "media", "fail"),
+        *("readme", "notes", "haiku"),
+    ]
+    assert _names(tools) == ["echo", "greet", "wipe-notes", "secret", "media", "fail"]
+    assert _names(searched) == ["wipe-notes", "readme", "notes"]
+    assert _names(both) == ["notes"]
+    assert '<li class="selected"><a href="?q=notes&amp;kind=template">Resource templates (1)</a></li>' in (
+        both.content.decode()
+    )
+    assert client.get(f"{SECTION}server/no.such.Server/").status_code == 404
+
+
+def test_view_as_shows_what_another_user_can_see(playground: None) -> None:
+    get_user_model().objects.create_user(username="bob", password="pw-123456")
+    _user, client = _staff("alice", "auth.change_user")
+    url = f"{SECTION}server/{quote('tests.test_admin.WeatherServer')}/"
+
+    response = client.get(url, {"as": "bob"})
+
+    page = _text(response)
+    assert "Seen as <strong>bob</strong>" in page
+    assert "3 of these 4 components are visible" in page
+    rows = re.findall(r'data-name="([^"]+)">.*?<td class="mcp-visible"><img [^>]*alt="(\w+)">', page, re.S)
+    assert rows == [
+        ("forecast", "hidden"),
+        ("stations", "visible"),
+        ("station", "visible"),
+        ("report", "visible"),
+    ]
+    assert "No user is named “nobody”." in _text(client.get(url, {"as": "nobody"}))
+
+
+def test_view_as_needs_the_permission_to_change_users(playground: None) -> None:
+    get_user_model().objects.create_user(username="bob", password="pw-123456")
+    _user, client = _staff()
+
+    page = _text(client.get(f"{SECTION}server/{PLAYGROUND}/", {"as": "bob"}))
+
+    assert "Seen as" not in page
+    assert 'name="as"' not in page
+
+
+def test_component_page_shows_everything_the_declaration_publishes(playground: None) -> None:
+    _user, client = _staff()
+
+    response = client.get(_component("tool", "forecast", "tests.test_admin.WeatherServer"))
+
+    assert response.status_code == 200
+    page = _text(response)
+    assert "<title>Tool: forecast | Django site admin</title>" in page
+    assert "Forecast the weather <for> a city." in page
+    assert "<code>auth.view_user</code>" in page
+    assert "no: it is hidden from your lists" in page
+    assert '<th scope="row"><code>readOnlyHint</code></th><td>true</td>' in page
+    definition = WeatherServer.compiled().tools["forecast"].definition
+    assert _pre(page, "mcp-definition") == [_listed(definition)]
+    assert _pre(page, "mcp-input-schema") == [_listed(definition)["inputSchema"]]
+    assert _pre(page, "mcp-output-schema") == [_listed(definition)["outputSchema"]]
+    assert "needs the “django_mcp.use_playground” permission" in page
+    assert 'id="mcp-playground-form"' not in page
+
+
+def test_resource_page_shows_its_cache_hint_and_a_template_its_variables(playground: None) -> None:
+    _user, client = _staff()
+
+    readme = _text(client.get(_component("resource", "notes://readme")))
+    notes = _text(client.get(_component("template", "notes://{topic}")))
+
+    assert "<code>ttlMs 60000</code>, <code>cacheScope public</code>" in readme
+    assert "<code>notes://readme</code>" in readme
+    assert '<code>topic</code> <span class="mcp-meta">(with completion)</span>' in notes
+    assert client.get(_component("tool", "nope")).status_code == 404
+
+
+def test_staff_without_the_permission_cannot_post(playground: None) -> None:
+    _user, client = _staff()
+
+    response = client.post(_component("tool", "echo"), {"step": "call", "arg.text": "hi"})
+
+    assert response.status_code == 403
+    assert _history() == []
+
+
+def test_playground_form_shows_one_field_per_argument(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.get(_component("tool", "echo")))
+
+    assert 'id="mcp-playground-form"' in page
+    for field in (
+        '<input type="text" name="arg.text" id="id_arg-text" value="" class="vTextField" placeholder="hello"',
+        '<input type="number" step="1" name="arg.times" id="id_arg-times" value="1"',
+        '<input type="number" step="any" name="arg.ratio" id="id_arg-ratio" value="0.5"',
+        '<option value="false" selected>false</option>',
+        '<option value="&quot;green&quot;" selected>green</option>',
+        '<textarea name="arg.tags" id="id_arg-tags" rows="3" class="vLargeTextField"></textarea>',
+        '<textarea name="arg.extra" id="id_arg-extra" rows="4" class="vLargeTextField mcp-json"></textarea>',
+    ):
+        assert html.unescape(field) in page, field
+
+
+def test_playground_calls_a_tool_as_the_user_through_the_dispatcher(playground: None) -> None:
+    user, client = _player()
+
+    response = client.post(
+        _component("tool", "echo"),
+        {
+            "step": "call",
+            "arg.text": "hi",
+            "arg.times": "2",
+            "arg.loud": "true",
+            "arg.colour": '"blue"',
+            "arg.tags": "a\n\nb\n",
+            "arg.extra": "",
+        },
+    )
+
+    assert response.status_code == 200
+    page = _text(response)
+    assert _pre(page, "mcp-structured") == [{"echo": "HI HI", "colour": "blue", "tags": ["a", "b"]}]
+    events = re.findall(r'<li class="mcp-event mcp-event-(\w+)">(.*?)</li>', page, re.S)
+    assert [(kind, " ".join(re.sub("<[^>]+>", "", text).split())) for kind, text in events] == [
+        ("progress", "Progress 1/2 Reading the arguments"),
+        ("log", "info echoing 2 time(s)"),
+        ("progress", "Progress 2/2 Echoing"),
+    ]
+    (sent,) = _pre(page, "mcp-request")
+    assert sent["params"]["arguments"] == {
+        "text": "hi",
+        "times": 2,
+        "loud": True,
+        "colour": "blue",
+        "tags": ["a", "b"],
+    }
+    # The form keeps what was sent.
+    assert '<input type="number" step="1" name="arg.times" id="id_arg-times" value="2"' in page
+    (entry,) = _history()
+    assert (entry.user, entry.action_flag, entry.object_repr) == (user, CHANGE, "Tool echo")
+    assert entry.content_type == ContentType.objects.get_for_model(McpCatalog, for_concrete_model=False)
+    assert entry.object_id == f"{PLAYGROUND}~tool~echo"
+    assert entry.get_change_message() == (
+        f"Playground sent tools/call for tool “echo” ({PLAYGROUND}): succeeded."
+    )
+    assert entry.get_admin_url() == _component("tool", "echo")
+
+
+def test_playground_sends_raw_json_arguments(playground: None) -> None:
+    _user, client = _player()
+
+    response = client.post(
+        _component("tool", "echo"),
+        {"step": "call", "send_json": "1", "raw_arguments": '{"text": "x", "extra": {"a": 1}}'},
+    )
+    broken = client.post(
+        _component("tool", "echo"), {"step": "call", "send_json": "1", "raw_arguments": "[1"}
+    )
+
+    assert _pre(_text(response), "mcp-structured") == [{"echo": "x", "colour": "green", "tags": []}]
+    assert "The arguments are not valid JSON" in _text(broken)
+    assert len(_history()) == 1
+
+
+def test_a_json_field_that_does_not_parse_is_refused_before_sending(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.post(_component("tool", "echo"), {"step": "call", "arg.text": "x", "arg.extra": "{"}))
+
+    assert '<ul class="errorlist"><li>Not valid JSON' in page
+    assert 'id="mcp-result"' not in page
+    assert _history() == []
+
+
+def test_invalid_arguments_come_back_as_the_servers_is_error(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.post(_component("tool", "echo"), {"step": "call", "arg.text": "x", "arg.times": "9"}))
+
+    assert '<div class="errornote mcp-is-error">' in page
+    assert "Invalid tool arguments: `$.times`" in page or "Invalid tool arguments:" in page
+    assert _history()[0].get_change_message().endswith(": failed (isError).")
+
+
+def test_a_hidden_tool_answers_like_an_unknown_one(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.post(_component("tool", "secret"), {"step": "call"}))
+
+    assert (
+        '<div class="errornote mcp-rpc-error">JSON-RPC error <code>-32602</code>: Unknown tool: secret</div>'
+        in (page)
+    )
+    assert _history()[0].get_change_message().endswith(": refused with JSON-RPC error -32602.")
+
+
+def test_a_user_who_may_see_the_tool_calls_it(playground: None) -> None:
+    _user, client = _player("auth.view_user")
+
+    page = _text(client.post(_component("tool", "secret"), {"step": "call"}))
+
+    assert '<pre class="mcp-text">The secret is 42.</pre>' in page
+
+
+def test_rate_limits_apply_to_playground_calls(playground: None, settings: Any) -> None:
+    settings.MCP_RATE_LIMIT = "1/d"
+    _user, client = _player()
+
+    first = _text(client.post(_component("tool", "fail"), {"step": "call"}))
+    second = _text(client.post(_component("tool", "fail"), {"step": "call"}))
+
+    assert "It went wrong on purpose." in first
+    assert "Rate limit exceeded" in second
+
+
+def test_a_destructive_tool_asks_for_confirmation_first(playground: None) -> None:
+    _user, client = _player()
+    url = _component("tool", "wipe-notes")
+
+    asked = _text(client.post(url, {"step": "call"}))
+
+    assert "is annotated <strong>destructive</strong>" in asked
+    assert 'id="mcp-result"' not in asked
+    assert _history() == []
+
+    done = _text(client.post(url, {"step": "confirm", "arguments": "{}"}))
+
+    assert '<pre class="mcp-text">All notes wiped.</pre>' in done
+    assert len(_history()) == 1
+
+
+def test_an_elicitation_round_is_a_form_then_a_continued_request(playground: None) -> None:
+    _user, client = _player()
+    url = _component("tool", "greet")
+
+    asked = client.post(url, {"step": "call"})
+
+    page = _text(asked)
+    assert "The server needs input before it can answer" in page
+    assert '<p class="mcp-input-message">Who is there?</p>' in page
+    assert 'name="input.who.name"' in page
+    assert '<option value="&quot;warm&quot;" selected>warm</option>' in asked.content.decode()
+    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', asked.content.decode()))
+    answers = {
+        "step": "continue",
+        "arguments": html.unescape(hidden["arguments"]),
+        "pending": html.unescape(hidden["pending"]),
+        **({"request_state": html.unescape(hidden["request_state"])} if "request_state" in hidden else {}),
+        "action.who": "accept",
+        "input.who.name": "Ada",
+        "input.who.tone": '"dry"',
+        "input.who.formal": "on",
+    }
+
+    done = _text(client.post(url, answers))
+    declined = _text(client.post(url, {**answers, "action.who": "decline"}))
+
+    assert '<pre class="mcp-text">Good day, Ada! (dry)</pre>' in done
+    (sent,) = _pre(done, "mcp-request")
+    assert sent["params"]["inputResponses"] == {
+        "who": {"action": "accept", "content": {"name": "Ada", "tone": "dry", "formal": True}}
+    }
+    assert "No greeting: the user chose decline." in declined
+    messages = [entry.get_change_message() for entry in _history()]
+    assert messages == [
+        f"Playground sent tools/call for tool “greet” ({PLAYGROUND}): asked for input (1 request(s)).",
+        f"Playground answered input for tools/call for tool “greet” ({PLAYGROUND}): succeeded.",
+        f"Playground answered input for tools/call for tool “greet” ({PLAYGROUND}): succeeded.",
+    ]
+
+
+def test_results_render_by_content_type(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.post(_component("tool", "media"), {"step": "call"}))
+
+    assert '<pre class="mcp-text">Every content type:</pre>' in page
+    assert '<img class="mcp-image" src="data:image/png;base64,' in page
+    assert '<audio class="mcp-audio" controls src="data:audio/wav;base64,' in page
+    assert "Resource link: <code>notes://autumn</code> — autumn" in page
+    assert "Embedded resource: <code>notes://embedded</code>" in page
+    assert '<pre class="mcp-text">{\n  "kept": true\n}</pre>' in page
+
+
+def test_reading_a_template_expands_its_variables(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(
+        client.post(_component("template", "notes://{topic}"), {"step": "call", "arg.topic": "rain"})
+    )
+    fixed = _text(client.post(_component("resource", "notes://readme"), {"step": "call"}))
+
+    assert "Contents: <code>notes://rain</code>" in page
+    assert '<pre class="mcp-text">Notes about rain.</pre>' in page
+    assert '<pre class="mcp-text">{\n  "notes": 3\n}</pre>' in fixed
+    assert "Cache hint: <code>ttlMs 60000</code>, <code>cacheScope public</code>" in fixed
+
+
+def test_getting_a_prompt_shows_its_messages(playground: None) -> None:
+    _user, client = _player()
+
+    page = _text(client.post(_component("prompt", "haiku"), {"step": "call", "arg.subject": "rain"}))
+
+    assert '<div class="mcp-message mcp-role-user"><h3>User</h3>' in page
+    assert "Write a calm haiku about rain." in page
+
+
+def test_completion_suggests_prompt_arguments_and_template_variables(playground: None) -> None:
+    _user, client = _player()
+    url = f"{SECTION}complete/"
+
+    prompt = client.post(
+        url, {"component": f"{PLAYGROUND}~prompt~haiku", "argument": "subject", "value": "r"}
+    )
+    template = client.post(
+        url, {"component": f"{PLAYGROUND}~template~notes://{{topic}}", "argument": "topic", "value": "w"}
+    )
+
+    assert prompt.json() == {"values": ["rain", "river"]}
+    assert template.json()["values"] == ["winter"]
+    assert client.get(url).status_code == 405
+    assert client.post(url, {"component": f"{PLAYGROUND}~tool~echo"}).status_code == 404
+
+
+def test_completion_needs_the_permission(playground: None) -> None:
+    _user, client = _staff()
+
+    response = client.post(
+        f"{SECTION}complete/", {"component": f"{PLAYGROUND}~prompt~haiku", "argument": "x"}
+    )
+
+    assert response.status_code == 403
+
+
+def test_playground_posts_need_a_csrf_token(playground: None) -> None:
+    user, _client = _player()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+
+    response = client.post(_component("tool", "echo"), {"step": "call", "arg.text": "hi"})
+
+    assert response.status_code == 403
+    assert _history() == []
+
+
+def test_history_lists_the_calls_of_one_component(playground: None) -> None:
+    _user, client = _player()
+    client.post(_component("tool", "fail"), {"step": "call"})
+    client.post(_component("tool", "echo"), {"step": "call", "arg.text": "x"})
+
+    page = _text(client.get(_component("tool", "fail", page="history")))
+
+    assert "<title>History: tool fail | Django site admin</title>" in page
+    assert f"Playground sent tools/call for tool “fail” ({PLAYGROUND}): failed (isError)." in page
+    assert "“echo”" not in page
+    assert "1 entry" in page
+
+
+def test_a_custom_admin_site_serves_the_section_once_registered(playground: None) -> None:
+    _user, client = _player()
+
+    index = client.get("/other-admin/").content.decode()
+    catalog = client.get("/other-admin/django_mcp/mcpcatalog/")
+    component = _text(
+        client.get(f"/other-admin/django_mcp/mcpcatalog/{quote(f'{PLAYGROUND}~tool~echo')}/change/")
+    )
+
+    assert 'href="/other-admin/django_mcp/mcpcatalog/"' in index
+    assert catalog.status_code == 200
+    assert f'href="/other-admin/django_mcp/mcpcatalog/server/{PLAYGROUND}/"' in catalog.content.decode()
+    assert '<a href="/other-admin/">Home</a>' in component
+
+
+def test_the_catalog_says_how_to_register_a_server_when_there_is_none() -> None:
+    _user, client = _staff()
+
+    page = _text(client.get(SECTION))
+
+    assert "No MCP servers are registered." in page
+    assert 'id="result_list"' not in page

@@ -36,6 +36,10 @@ INT_LIMITS = {
     "MCP_DEFAULT_PAGE_SIZE": 50,
     "MCP_MAX_PAGE_SIZE": 100,
     "MCP_MAX_CONCURRENT_REQUESTS": 32,
+    "MCP_MAX_STREAMS": 1000,
+    "MCP_MAX_SESSION_SIZE": 16 * 1024,
+    "MCP_MAX_SESSIONS_PER_CLIENT": 100,
+    "MCP_STREAM_BUFFER": 1000,
 }
 SECONDS = {"MCP_REQUEST_STATE_MAX_AGE": 600, "MCP_SESSION_TIMEOUT": 3600, "MCP_SSE_KEEPALIVE": 20}
 
@@ -140,6 +144,28 @@ def test_limit_that_is_not_positive_is_e002(settings: Any, name: str, value: int
             id="django_mcp.E002",
         )
     ]
+
+
+def test_a_negative_queue_timeout_is_e002(settings: Any) -> None:
+    settings.MCP_QUEUE_TIMEOUT = -1
+    assert check_settings() == [
+        Error(
+            "MCP_QUEUE_TIMEOUT must be zero or more, got -1.",
+            hint="Set MCP_QUEUE_TIMEOUT to a non-negative value; the default is 10.",
+            id="django_mcp.E002",
+        )
+    ]
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 30])
+def test_a_queue_timeout_of_zero_or_more_seconds_passes(settings: Any, value: float) -> None:
+    settings.MCP_QUEUE_TIMEOUT = value
+    assert check_settings() == []
+
+
+def test_a_queue_timeout_of_the_wrong_type_is_e001(settings: Any) -> None:
+    settings.MCP_QUEUE_TIMEOUT = "10"
+    assert [m.id for m in check_settings()] == ["django_mcp.E001"]
 
 
 def test_default_page_size_above_the_maximum_is_e003(settings: Any) -> None:
@@ -399,6 +425,47 @@ def test_well_formed_resource_metadata_passes(settings: Any) -> None:
     assert check_settings() == []
 
 
+# ------------------------------------------------------------------ E017
+
+
+def forwarded_for(request: Any) -> str | None:
+    return None
+
+
+@pytest.mark.parametrize("value", [None, f"{HERE}.forwarded_for", forwarded_for])
+def test_client_ip_may_be_none_a_function_or_its_path(settings: Any, value: Any) -> None:
+    settings.MCP_CLIENT_IP = value
+    assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", [f"{HERE}.no_such_function", f"{HERE}.HERE", 42])
+def test_client_ip_that_is_not_a_function_is_e017(settings: Any, value: Any) -> None:
+    settings.MCP_CLIENT_IP = value
+    assert [m.id for m in check_settings()] == ["django_mcp.E017"]
+
+
+# ------------------------------------------------------------------ E022
+
+
+@pytest.mark.parametrize("value", [None, "shop-prod", "3.a1b2c3"])
+def test_event_namespace_may_be_none_or_a_name(settings: Any, value: Any) -> None:
+    settings.MCP_EVENT_NAMESPACE = value
+    assert check_settings() == []
+
+
+@pytest.mark.parametrize("value", ["", "shop prod", 7])
+def test_event_namespace_that_is_not_a_name_is_e022(settings: Any, value: Any) -> None:
+    settings.MCP_EVENT_NAMESPACE = value
+    assert check_settings() == [
+        Error(
+            f"MCP_EVENT_NAMESPACE must be None or a non-empty string without spaces, got {value!r}.",
+            hint="Leave it unset (derived from MCP_REDIS_URL and SECRET_KEY), or set the same "
+            'short name in every worker of one deployment, e.g. "shop-prod".',
+            id="django_mcp.E022",
+        )
+    ]
+
+
 # ------------------------------------------------------------------ E015
 
 
@@ -509,6 +576,31 @@ def test_raw_json_schema_tool_without_the_jsonschema_extra_is_e015(
     ]
 
 
+class IdentityServer(Server):
+    name = "identity"
+    login_required = True
+    tools = (EchoTool,)
+
+
+def _without_auth_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.apps import apps
+
+    installed = apps.is_installed
+    monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
+
+
+def test_a_server_needing_identity_without_the_auth_app_is_e018(
+    servers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_auth_app(monkeypatch)
+    registry._registry["web"]["identity"] = IdentityServer
+    registry._registry["web"]["good"] = GoodServer  # needs no identity: fine
+
+    flagged = {message.obj for message in check_servers() if message.id == "django_mcp.E018"}
+    assert IdentityServer in flagged
+    assert GoodServer not in flagged
+
+
 def test_registered_object_that_is_not_a_server_is_e015(servers: None) -> None:
     registry._registry["local"]["tool"] = EchoTool  # type: ignore[assignment]  # deliberately wrong
     assert check_servers() == [
@@ -537,8 +629,25 @@ W001_HINT = (
 )
 
 
+#: Sessions in a cache of their own that every worker shares (no W004/W005).
+SHARED_CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "mcp-sessions": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/1",
+    },
+}
+
+
 @pytest.fixture
-def shared_backend(settings: Any) -> None:
+def shared_sessions(settings: Any) -> None:
+    """Keep sessions in a shared cache of their own, so W004 and W005 stay quiet."""
+    settings.CACHES = SHARED_CACHES
+    settings.MCP_SESSION_CACHE = "mcp-sessions"
+
+
+@pytest.fixture
+def shared_backend(settings: Any, shared_sessions: None) -> None:
     """Use an event backend that is not in-process, so only W001 is tested."""
     settings.MCP_EVENT_BACKEND = f"{HERE}.SilentBackend"
 
@@ -596,13 +705,15 @@ class LocalSubclassBackend(MemoryEventBackend):
 
 
 @pytest.mark.parametrize("debug", [True, False])
-def test_memory_event_backend_is_w002_whatever_debug_says(settings: Any, debug: Any) -> None:
+def test_memory_event_backend_is_w002_whatever_debug_says(
+    settings: Any, shared_sessions: None, debug: Any
+) -> None:
     settings.DEBUG = debug
     settings.ALLOWED_HOSTS = ["localhost"]
     assert check_deploy() == [W002]
 
 
-def test_subclass_of_the_memory_backend_is_w002(settings: Any) -> None:
+def test_subclass_of_the_memory_backend_is_w002(settings: Any, shared_sessions: None) -> None:
     settings.ALLOWED_HOSTS = ["localhost"]
     settings.MCP_EVENT_BACKEND = f"{HERE}.LocalSubclassBackend"
     assert check_deploy() == [W002]
@@ -612,6 +723,101 @@ def test_deploy_checks_only_run_with_deploy() -> None:
     assert [m.id for m in run_checks(tags=["django_mcp"]) if m.id == "django_mcp.W002"] == []
     ids = [m.id for m in run_checks(tags=["django_mcp"], include_deployment_checks=True)]
     assert "django_mcp.W002" in ids
+
+
+# ----------------------------------------------------------- W004 / W005
+
+LOCMEM = "django.core.cache.backends.locmem.LocMemCache"
+W005_HINT = (
+    "Point MCP_SESSION_CACHE at a cache every worker shares (Redis, Memcached, the database cache); "
+    'with a single process, add "django_mcp.W005" to SILENCED_SYSTEM_CHECKS.'
+)
+
+
+def w004(alias: str, backend: str) -> Warning:
+    return Warning(
+        f"MCP_SESSION_CACHE {alias!r} is stored with the rate-limit counters (cache 'default') in "
+        f"{backend}, which culls entries past MAX_ENTRIES: creating sessions can evict rate-limit "
+        "counters and other sessions.",
+        hint='Give sessions a cache alias of their own, e.g. CACHES["mcp-sessions"] on a shared Redis '
+        'or Memcached server and MCP_SESSION_CACHE = "mcp-sessions".',
+        id="django_mcp.W004",
+    )
+
+
+def w005(alias: str) -> Warning:
+    return Warning(
+        f"MCP_SESSION_CACHE {alias!r} uses LocMemCache: each worker process has its own, so a "
+        "2025-11-25 session is unknown (404) on every worker but the one that created it.",
+        hint=W005_HINT,
+        id="django_mcp.W005",
+    )
+
+
+@pytest.fixture
+def quiet_events(settings: Any) -> None:
+    """Leave the sessions as the test sets them; silence W001 and W002."""
+    settings.ALLOWED_HOSTS = ["localhost"]
+    settings.MCP_EVENT_BACKEND = f"{HERE}.SilentBackend"
+
+
+def test_sessions_in_the_default_local_memory_cache_are_w004_and_w005(
+    settings: Any, quiet_events: None
+) -> None:
+    settings.CACHES = {"default": {"BACKEND": LOCMEM}}
+    settings.MCP_SESSION_CACHE = "default"
+    assert check_deploy() == [w004("default", "LocMemCache"), w005("default")]
+
+
+def test_alias_sharing_the_default_local_memory_store_is_w004(settings: Any, quiet_events: None) -> None:
+    # Two LocMemCache aliases with one LOCATION ("" unless set) are one store.
+    settings.CACHES = {"default": {"BACKEND": LOCMEM}, "sessions": {"BACKEND": LOCMEM}}
+    settings.MCP_SESSION_CACHE = "sessions"
+    assert check_deploy() == [w004("sessions", "LocMemCache"), w005("sessions")]
+
+
+@pytest.mark.parametrize(
+    ("backend", "name"),
+    [
+        ("django.core.cache.backends.filebased.FileBasedCache", "FileBasedCache"),
+        ("django.core.cache.backends.db.DatabaseCache", "DatabaseCache"),
+    ],
+)
+def test_sessions_in_a_culling_shared_default_cache_are_w004(
+    settings: Any, quiet_events: None, backend: str, name: str
+) -> None:
+    settings.CACHES = {"default": {"BACKEND": backend, "LOCATION": "mcp_cache"}}
+    settings.MCP_SESSION_CACHE = "default"
+    assert check_deploy() == [w004("default", name)]
+
+
+def test_sessions_in_a_local_memory_cache_of_their_own_are_w005(settings: Any, quiet_events: None) -> None:
+    settings.CACHES = {"default": {"BACKEND": LOCMEM}, "sessions": {"BACKEND": LOCMEM, "LOCATION": "s"}}
+    settings.MCP_SESSION_CACHE = "sessions"
+    assert check_deploy() == [w005("sessions")]
+
+
+def test_sessions_in_a_dummy_cache_are_w005(settings: Any, quiet_events: None) -> None:
+    settings.CACHES = {
+        "default": {"BACKEND": LOCMEM},
+        "sessions": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
+    }
+    settings.MCP_SESSION_CACHE = "sessions"
+    assert check_deploy() == [
+        Warning(
+            "MCP_SESSION_CACHE 'sessions' uses DummyCache: it stores nothing, so every 2025-11-25 "
+            "session is unknown (404) right after initialize.",
+            hint="Point MCP_SESSION_CACHE at a cache every worker shares (Redis, Memcached, "
+            "the database cache).",
+            id="django_mcp.W005",
+        )
+    ]
+
+
+def test_sessions_in_a_shared_cache_of_their_own_pass(
+    settings: Any, quiet_events: None, shared_sessions: None
+) -> None:
+    assert check_deploy() == []
 
 
 # ---------------------------------------------------------- call_command
@@ -644,6 +850,8 @@ def test_check_deploy_command_prints_warnings(settings: Any) -> None:
     call_command("check", "--deploy", "--tag", "django_mcp", stdout=io.StringIO(), stderr=stderr)
     assert "(django_mcp.W001)" in stderr.getvalue()
     assert "(django_mcp.W002)" in stderr.getvalue()
+    assert "(django_mcp.W004)" in stderr.getvalue()
+    assert "(django_mcp.W005)" in stderr.getvalue()
 
 
 # ------------------------------------------------------------------ W003
@@ -667,3 +875,106 @@ def test_local_server_requiring_login_is_w003(servers: None) -> None:
             id="django_mcp.W003",
         )
     ]
+
+
+# ------------------------------------------------------------------ tasks
+
+
+class LongTool(Tool):
+    name = "long"
+    task = "optional"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("done")
+
+
+class TaskToolServer(Server):
+    tools = (LongTool,)
+
+
+def test_task_tools_without_the_tasks_framework_are_e023(
+    servers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import django_mcp.tasks
+
+    def missing() -> Any:
+        raise ImproperlyConfigured("no framework")
+
+    monkeypatch.setattr(django_mcp.tasks, "_framework", missing)
+    registry._registry["web"]["tasks"] = TaskToolServer
+    registry._registry["web"]["good"] = GoodServer  # no task tool: never reported
+
+    assert check_servers() == [
+        Error(
+            "Tools of web server 'tasks' run as tasks, but Django's Tasks framework is not installed.",
+            hint="Use Django 6, or install the django-tasks backport: "
+            "pip install 'django-mcp-toolkit[tasks]'.",
+            id="django_mcp.E023",
+        )
+    ]
+
+
+def test_task_tools_with_an_unknown_task_backend_are_e024(servers: None, settings: Any) -> None:
+    settings.MCP_TASK_BACKEND = "nowhere"
+    registry._registry["web"]["tasks"] = TaskToolServer
+    registry._registry["local"]["tasks"] = TaskToolServer
+
+    assert check_servers() == [
+        Error(
+            "Tools of web server 'tasks', local server 'tasks' run as tasks, but MCP_TASK_BACKEND is "
+            "unusable: TASKS alias 'nowhere': The connection 'nowhere' doesn't exist.",
+            hint="Name an alias of TASKS in MCP_TASK_BACKEND (default 'default') whose BACKEND imports, "
+            "e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
+            id="django_mcp.E024",
+        )
+    ]
+
+
+def test_the_task_backend_is_not_checked_without_task_tools(servers: None, settings: Any) -> None:
+    settings.MCP_TASK_BACKEND = "nowhere"
+    registry._registry["web"]["good"] = GoodServer
+
+    assert check_servers() == []
+
+
+@pytest.mark.parametrize(
+    ("backend", "what"),
+    [
+        (
+            "django_tasks.backends.immediate.ImmediateBackend",
+            "a task's tool runs inside the request that creates it, which waits for it.",
+        ),
+        ("django_tasks.backends.dummy.DummyBackend", "tasks are stored but never run."),
+    ],
+)
+def test_tasks_on_an_immediate_or_dummy_backend_are_w006(
+    servers: None, settings: Any, backend: str, what: str
+) -> None:
+    settings.TASKS = {"default": {"BACKEND": backend}}
+    registry._registry["web"]["tasks"] = TaskToolServer
+
+    assert [message for message in check_deploy() if message.id == "django_mcp.W006"] == [
+        Warning(
+            f"MCP_TASK_BACKEND uses the {backend.rsplit('.', 1)[1]}: {what}",
+            hint="Point MCP_TASK_BACKEND at a backend with workers, e.g. django-tasks-db "
+            "('django_tasks_db.DatabaseBackend') and `manage.py db_worker`.",
+            id="django_mcp.W006",
+        )
+    ]
+
+
+def test_tasks_on_a_backend_with_workers_are_not_w006(servers: None, settings: Any) -> None:
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    registry._registry["web"]["tasks"] = TaskToolServer
+
+    assert [message.id for message in check_deploy() if message.id == "django_mcp.W006"] == []
+
+
+@pytest.mark.parametrize("name", ["MCP_TASK_TTL", "MCP_TASK_POLL_INTERVAL"])
+def test_task_durations_may_be_none_but_not_zero_or_text(settings: Any, name: str) -> None:
+    setattr(settings, name, None)
+    assert check_settings() == []
+    setattr(settings, name, 0)
+    assert [message.id for message in check_settings()] == ["django_mcp.E002"]
+    setattr(settings, name, "1h")
+    assert [message.id for message in check_settings()] == ["django_mcp.E001"]

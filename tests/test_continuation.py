@@ -1,8 +1,9 @@
 """Signed requestState and input-request checks of multi round-trip requests.
 
-The state a handler returns is signed and bound to the method, the
-component, the arguments and the caller; a retry presenting it anywhere
-else, later than MCP_REQUEST_STATE_MAX_AGE, or modified, is refused with
+The state a handler returns is signed and bound to the server, the method,
+the component, the arguments and the caller (an anonymous one by client
+address); a retry presenting it anywhere else, later than
+MCP_REQUEST_STATE_MAX_AGE, a second time, or modified, is refused with
 -32602. Input requests may only use kinds the client declared (-32021).
 """
 
@@ -13,18 +14,24 @@ from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
+import msgspec
 import pytest
+from django.test import RequestFactory
 
+from django_mcp import McpResponse, Server, Tool
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.dispatcher.continuation import check_input_requests, seal_state, unseal_state
 from django_mcp.exceptions import InvalidParams, MissingClientCapability
 from django_mcp.inputs import elicit, elicit_url, input_required, list_roots, sample
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.results import InputRequest, InputRequiredResult
 from django_mcp.request import McpRequest
+from tests.wire import modern_meta, modern_request
 
 ALICE = SimpleNamespace(is_authenticated=True, pk=1)
 BOB = SimpleNamespace(is_authenticated=True, pk=2)
 BINDING: dict[str, Any] = {
+    "server": "testproject.library.LibraryServer",
     "method": "tools/call",
     "target": "book",
     "arguments": {"isbn": "1"},
@@ -136,3 +143,118 @@ def test_unknown_input_methods_and_empty_results_are_developer_errors() -> None:
         check_input_requests(InputRequiredResult(), _request({}))
     with pytest.raises(ValueError):
         input_required()
+
+
+# ------------------------------------------ binding and single use, end to end
+
+
+class AskTool(Tool):
+    name = "ask"
+
+    def handle(self, request: McpRequest) -> McpResponse | InputRequiredResult:
+        answer = request.input_responses.get("name")
+        if answer is None or answer.get("action") != "accept":
+            return input_required({"name": elicit("Name?", SCHEMA)}, state={"step": 1})
+        return McpResponse.text(f"Hello {answer['content']['name']}")
+
+
+class FirstServer(Server):
+    name = "first"
+    tools = (AskTool,)
+
+
+class SecondServer(Server):
+    name = "second"
+    tools = (AskTool,)
+
+
+ACCEPT = {"name": {"action": "accept", "content": {"name": "Ana"}}}
+DECLINE = {"name": {"action": "decline"}}
+
+
+async def _ask(
+    server: type[Server],
+    *,
+    responses: dict[str, Any] | None = None,
+    state: str | None = None,
+    user: Any = None,
+    address: str | None = None,
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": "ask", "arguments": {}}
+    if responses is not None:
+        params["inputResponses"] = responses
+    if state is not None:
+        params["requestState"] = state
+    body = modern_request("tools/call", params, meta=modern_meta({"elicitation": {}}))
+    envelope = parse_message(msgspec.json.encode(body))
+    http_request = RequestFactory().post("/mcp", REMOTE_ADDR=address) if address else None
+    ctx = modern_context(envelope, http_request=http_request, user=user)
+    reply = await Dispatcher(server.compiled()).respond(envelope, ctx)
+    return msgspec.json.decode(reply.body)  # type: ignore[no-any-return]
+
+
+def _state(answer: dict[str, Any]) -> str:
+    assert answer["result"]["resultType"] == "input_required", answer
+    return answer["result"]["requestState"]  # type: ignore[no-any-return]
+
+
+async def test_state_minted_by_another_server_is_refused() -> None:
+    state = _state(await _ask(FirstServer))
+
+    elsewhere = await _ask(SecondServer, responses=ACCEPT, state=state)
+    home = await _ask(FirstServer, responses=ACCEPT, state=state)
+
+    assert elsewhere["error"]["code"] == jsonrpc.INVALID_PARAMS
+    assert home["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]
+
+
+async def test_anonymous_state_is_bound_to_the_client_address() -> None:
+    state = _state(await _ask(FirstServer, address="10.0.0.1"))
+
+    other_address = await _ask(FirstServer, responses=ACCEPT, state=state, address="10.0.0.2")
+    no_address = await _ask(FirstServer, responses=ACCEPT, state=state)
+    same_address = await _ask(FirstServer, responses=ACCEPT, state=state, address="10.0.0.1")
+
+    assert other_address["error"]["code"] == jsonrpc.INVALID_PARAMS
+    assert no_address["error"]["code"] == jsonrpc.INVALID_PARAMS
+    assert same_address["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]
+
+
+async def test_a_users_state_follows_the_user_across_addresses() -> None:
+    state = _state(await _ask(FirstServer, user=ALICE, address="10.0.0.1"))
+
+    moved = await _ask(FirstServer, responses=ACCEPT, state=state, user=ALICE, address="10.0.0.2")
+
+    assert moved["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]
+
+
+async def test_state_is_single_use() -> None:
+    state = _state(await _ask(FirstServer))
+
+    first = await _ask(FirstServer, responses=ACCEPT, state=state)
+    replayed = await _ask(FirstServer, responses=ACCEPT, state=state)
+
+    assert first["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]
+    assert replayed["error"]["code"] == jsonrpc.INVALID_PARAMS
+
+
+async def test_state_refused_for_another_caller_is_not_spent() -> None:
+    state = _state(await _ask(FirstServer, user=ALICE))
+
+    stolen = await _ask(FirstServer, responses=ACCEPT, state=state, user=BOB)
+    owner = await _ask(FirstServer, responses=ACCEPT, state=state, user=ALICE)
+
+    assert stolen["error"]["code"] == jsonrpc.INVALID_PARAMS
+    assert owner["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]
+
+
+async def test_a_handler_may_ask_again_with_the_same_state() -> None:
+    # Sealing the same state twice in one second must not give the same,
+    # already spent, token.
+    first = _state(await _ask(FirstServer))
+    second = _state(await _ask(FirstServer, responses=DECLINE, state=first))
+
+    done = await _ask(FirstServer, responses=ACCEPT, state=second)
+
+    assert second != first
+    assert done["result"]["content"] == [{"type": "text", "text": "Hello Ana"}]

@@ -12,12 +12,12 @@ import dataclasses
 import json
 import threading
 from typing import Any
-from unittest.mock import ANY
+from unittest.mock import ANY, AsyncMock
 
 import msgspec
 import pytest
 
-from django_mcp import McpResponse, Resource, Server, Tool
+from django_mcp import McpResponse, Prompt, PromptArgument, Resource, Server, Tool
 from django_mcp import dispatcher as dispatch_module
 from django_mcp.conf import Limits, McpSettings
 from django_mcp.dispatcher import Dispatcher, Dispatchers, InFlight
@@ -26,29 +26,12 @@ from django_mcp.dispatcher.context import CallContext, MissingMeta, check_versio
 from django_mcp.exceptions import InvalidParams, InvalidRequest, ParseError, UnsupportedProtocolVersion
 from django_mcp.protocol import jsonrpc
 from testproject.conformance.mcp import ConformanceServer
-
-MODERN = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
-def encoded(method: str, params: dict[str, Any] | None = None, request_id: Any = 1) -> bytes:
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-    body["params"] = {**(params or {}), "_meta": META}
-    return json.dumps(body).encode()
+from tests.wire import MODERN, modern_request, serve
 
 
 @pytest.fixture
 def dispatcher() -> Dispatcher:
     return Dispatcher(ConformanceServer.compiled())
-
-
-async def serve(dispatcher: Dispatcher, raw: bytes) -> tuple[int, dict[str, Any]]:
-    envelope = parse_message(raw)
-    reply = await dispatcher.respond(envelope, modern_context(envelope))
-    return reply.status, json.loads(reply.body)
 
 
 def legacy_context() -> CallContext:
@@ -192,7 +175,7 @@ def test_check_version_refuses_everything_but_modern_revisions(version: str) -> 
 
 
 async def test_modern_list_result_carries_result_type_and_cache_hints(dispatcher: Dispatcher) -> None:
-    status, body = await serve(dispatcher, encoded("tools/list"))
+    status, body = await serve(dispatcher, modern_request("tools/list"))
 
     result = body["result"]
     assert status == 200
@@ -202,7 +185,7 @@ async def test_modern_list_result_carries_result_type_and_cache_hints(dispatcher
 
 
 async def test_unknown_method_reply_is_404(dispatcher: Dispatcher) -> None:
-    status, body = await serve(dispatcher, encoded("nope/nope", request_id="x"))
+    status, body = await serve(dispatcher, modern_request("nope/nope", request_id="x"))
 
     assert (status, body) == (
         404,
@@ -286,7 +269,7 @@ def failing() -> Dispatcher:
 
 
 async def test_tool_exception_is_a_tool_error_without_details(failing: Dispatcher) -> None:
-    status, body = await serve(failing, encoded("tools/call", {"name": "boom"}))
+    status, body = await serve(failing, modern_request("tools/call", {"name": "boom"}))
 
     assert status == 200
     assert body["result"]["isError"] is True
@@ -294,7 +277,7 @@ async def test_tool_exception_is_a_tool_error_without_details(failing: Dispatche
 
 
 async def test_resource_exception_is_an_internal_error_without_details(failing: Dispatcher) -> None:
-    status, body = await serve(failing, encoded("resources/read", {"uri": "test://boom"}))
+    status, body = await serve(failing, modern_request("resources/read", {"uri": "test://boom"}))
 
     assert body == {"jsonrpc": "2.0", "id": 1, "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY}}
     assert "secret-detail-42" not in json.dumps(body)
@@ -303,14 +286,14 @@ async def test_resource_exception_is_an_internal_error_without_details(failing: 
 async def test_failures_release_the_concurrency_slot(failing: Dispatcher, settings: Any) -> None:
     settings.MCP_MAX_CONCURRENT_REQUESTS = 1
 
-    await serve(failing, encoded("resources/read", {"uri": "test://boom"}))
-    status, _ = await serve(failing, encoded("tools/list"))
+    await serve(failing, modern_request("resources/read", {"uri": "test://boom"}))
+    status, _ = await serve(failing, modern_request("tools/list"))
 
     assert status == 200
 
 
 async def test_structured_content_may_hold_fractions_and_nulls(failing: Dispatcher) -> None:
-    status, body = await serve(failing, encoded("tools/call", {"name": "structured"}))
+    status, body = await serve(failing, modern_request("tools/call", {"name": "structured"}))
 
     assert status == 200
     assert body["result"]["structuredContent"] == {"ratio": 0.5, "missing": None, "items": [1.25, None]}
@@ -325,7 +308,7 @@ async def test_unexpected_exception_in_respond_is_an_internal_error(
     row = dispatch_module.METHODS["tools/list"]
     monkeypatch.setitem(dispatch_module.METHODS, "tools/list", dataclasses.replace(row, handler=explode))
 
-    status, body = await serve(dispatcher, encoded("tools/list"))
+    status, body = await serve(dispatcher, modern_request("tools/list"))
 
     assert (status, body) == (
         200,
@@ -348,7 +331,7 @@ async def test_wire_schema_fixture_records_the_views_own_errors(async_client: An
 async def test_wire_schema_fixture_records_results_with_their_era(
     dispatcher: Dispatcher, wire_schema: Any
 ) -> None:
-    await serve(dispatcher, encoded("server/discover"))
+    await serve(dispatcher, modern_request("server/discover"))
     await dispatcher.respond(parse_message(b'{"jsonrpc":"2.0","id":2,"method":"ping"}'), legacy_context())
 
     assert [(era, message["id"]) for era, message in wire_schema.messages] == [("modern", 1), ("legacy", 2)]
@@ -483,8 +466,8 @@ async def _legacy_result(raw: bytes) -> dict[str, Any]:
 async def test_modern_tools_keep_non_object_output_schemas_and_results() -> None:
     dispatcher = Dispatcher(ArrayServer.compiled())
 
-    _, listed = await serve(dispatcher, encoded("tools/list"))
-    _, called = await serve(dispatcher, encoded("tools/call", {"name": "array"}))
+    _, listed = await serve(dispatcher, modern_request("tools/list"))
+    _, called = await serve(dispatcher, modern_request("tools/call", {"name": "array"}))
 
     assert listed["result"]["tools"][0]["outputSchema"] == {"type": "array", "items": {"type": "number"}}
     assert called["result"]["structuredContent"] == [1, 2.5]
@@ -549,7 +532,7 @@ async def test_a_dispatcher_given_settings_keeps_them_through_setting_changes(se
     dispatcher = Dispatcher(ConformanceServer.compiled(), settings=fixed)
     settings.MCP_MAX_RESPONSE_SIZE = 10_000_000
 
-    status, body = await serve(dispatcher, encoded("tools/list"))
+    status, body = await serve(dispatcher, modern_request("tools/list"))
 
     assert dispatcher.settings is fixed
     assert body["error"]["code"] == jsonrpc.INTERNAL_ERROR  # the list is over 100 bytes
@@ -560,7 +543,7 @@ async def test_a_default_dispatcher_rereads_settings_when_they_change(
 ) -> None:
     settings.MCP_MAX_RESPONSE_SIZE = 100
 
-    status, body = await serve(dispatcher, encoded("tools/list"))
+    status, body = await serve(dispatcher, modern_request("tools/list"))
 
     assert dispatcher.settings.limits.max_response_size == 100
     assert body["error"]["code"] == jsonrpc.INTERNAL_ERROR
@@ -596,10 +579,136 @@ async def test_dispatchers_built_fresh_share_nothing(settings: Any) -> None:
 
 
 async def test_busy_dispatcher_answers_503_without_running_the_method(dispatcher: Dispatcher) -> None:
+    dispatcher.settings = dataclasses.replace(dispatcher.settings, queue_timeout=0)
     dispatcher.in_flight = InFlight()
     for _ in range(dispatcher.settings.limits.max_concurrent_requests):
         dispatcher.in_flight.enter(10**6)
 
-    status, body = await serve(dispatcher, encoded("tools/list"))
+    status, body = await serve(dispatcher, modern_request("tools/list"))
 
     assert (status, body["error"]["code"]) == (503, jsonrpc.INTERNAL_ERROR)
+
+
+# ------------------------------------------------ hidden looks like unknown
+
+
+class VaultTool(Tool):
+    name = "vault-tool"
+    permissions = ("demo.open_vault",)
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("opened")
+
+
+class VaultPrompt(Prompt):
+    name = "vault-prompt"
+    permissions = ("demo.open_vault",)
+    arguments = (PromptArgument(name="topic"),)
+
+    def handle(self, topic: str) -> McpResponse:
+        return McpResponse.text(topic)
+
+    def complete(self, argument: str, value: str) -> list[str]:
+        return [value]
+
+
+class VaultResource(Resource):
+    uri = "vault://secret"
+    permissions = ("demo.open_vault",)
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("secret")
+
+
+class VaultTemplate(Resource):
+    uri_template = "vault://boxes/{id}"
+    permissions = ("demo.open_vault",)
+
+    def handle(self, id: str) -> McpResponse:  # noqa: A002 - the template variable
+        return McpResponse.text(id)
+
+
+class VaultServer(Server):
+    name = "vault"
+    tools = (VaultTool,)
+    prompts = (VaultPrompt,)
+    resources = (VaultResource, VaultTemplate)
+
+
+class PermissionSpy:
+    """A logged-in user without permissions who counts permission lookups."""
+
+    is_active = True
+    is_authenticated = True
+    pk = 7
+
+    def __init__(self) -> None:
+        self.ahas_perms = AsyncMock(return_value=False)
+
+
+def _complete(ref: dict[str, Any]) -> dict[str, Any]:
+    return {"ref": ref, "argument": {"name": "topic", "value": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("method", "hidden", "unknown"),
+    [
+        ("tools/call", {"name": "vault-tool"}, {"name": "no-such-tool"}),
+        ("prompts/get", {"name": "vault-prompt", "arguments": {"topic": "x"}}, {"name": "no-such-prompt"}),
+        (
+            "completion/complete",
+            _complete({"type": "ref/prompt", "name": "vault-prompt"}),
+            _complete({"type": "ref/prompt", "name": "no-such-prompt"}),
+        ),
+        (
+            "completion/complete",
+            _complete({"type": "ref/resource", "uri": "vault://boxes/{id}"}),
+            _complete({"type": "ref/resource", "uri": "vault://drawers/{id}"}),
+        ),
+        ("resources/read", {"uri": "vault://secret"}, {"uri": "other://secret"}),
+        ("resources/read", {"uri": "vault://boxes/1"}, {"uri": "other://boxes/1"}),
+    ],
+    ids=["tool", "prompt", "prompt-completion", "template-completion", "resource", "template"],
+)
+async def test_unknown_names_cost_the_permission_lookup_of_hidden_ones(
+    method: str, hidden: dict[str, Any], unknown: dict[str, Any]
+) -> None:
+    dispatcher = Dispatcher(VaultServer.compiled())
+    answers = []
+    for params in (hidden, unknown):
+        user = PermissionSpy()
+        status, body = await serve(dispatcher, modern_request(method, params), user=user)
+        assert user.ahas_perms.await_count == 1, params
+        answers.append((status, body["error"]["code"]))
+
+    assert answers == [(200, jsonrpc.INVALID_PARAMS)] * 2
+
+
+async def test_unknown_names_cost_nothing_for_anonymous_callers_or_unguarded_servers() -> None:
+    user = PermissionSpy()
+    user.is_active = False  # type: ignore[misc]
+
+    _, hidden = await serve(VaultServer, modern_request("tools/call", {"name": "vault-tool"}), user=user)
+    _, unknown = await serve(
+        ConformanceServer, modern_request("tools/call", {"name": "nope"}), user=PermissionSpy()
+    )
+
+    assert hidden["error"]["code"] == unknown["error"]["code"] == jsonrpc.INVALID_PARAMS
+    assert user.ahas_perms.await_count == 0
+
+
+async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
+    dispatcher = Dispatcher(VaultServer.compiled())
+
+    async def visible(name: Any, user: Any) -> Any:
+        envelope = parse_message(msgspec.json.encode(modern_request("tools/call", {"name": name})))
+        return await dispatcher.visible_tool(envelope, modern_context(envelope, user=user))
+
+    permitted = PermissionSpy()
+    permitted.ahas_perms.return_value = True
+
+    assert await visible("vault-tool", permitted) is VaultServer.compiled().tools["vault-tool"]
+    assert await visible("vault-tool", PermissionSpy()) is None
+    assert await visible("no-such-tool", permitted) is None
+    for name in ([], {}, 1, None):
+        assert await visible(name, permitted) is None

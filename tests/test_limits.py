@@ -16,45 +16,15 @@ from unittest.mock import ANY
 import pytest
 
 from django_mcp.protocol import jsonrpc
+from tests.wire import modern_headers, modern_meta, modern_request, tool_request
 
 URL = "/conformance/mcp"
-MODERN = "2026-07-28"
 TOOL_COUNT = 27  # tools of testproject.conformance.mcp.ConformanceServer
-
-
-def request(
-    method: str, params: dict[str, Any] | None = None, *, request_id: Any = 1, **meta: Any
-) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": method,
-        "params": {
-            **(params or {}),
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {},
-                **meta,
-            },
-        },
-    }
-
-
-def headers_for(body: dict[str, Any]) -> dict[str, str]:
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": body["method"],
-    }
-    name = body["params"].get("name") or body["params"].get("uri")
-    if name is not None:
-        headers["Mcp-Name"] = name
-    return headers
 
 
 async def post(client: Any, body: dict[str, Any]) -> Any:
     return await client.post(
-        URL, data=json.dumps(body), content_type="application/json", headers=headers_for(body)
+        URL, data=json.dumps(body), content_type="application/json", headers=modern_headers(body)
     )
 
 
@@ -78,7 +48,7 @@ async def all_pages(client: Any, method: str, key: str) -> list[dict[str, Any]]:
     cursor = None
     for page_number in range(100):  # bounded: more pages than any test needs
         params = {} if cursor is None else {"cursor": cursor}
-        status, body = await call(client, request(method, params, request_id=page_number))
+        status, body = await call(client, modern_request(method, params, request_id=page_number))
         assert status == 200, body
         pages.append(body["result"])
         cursor = body["result"].get("nextCursor")
@@ -94,7 +64,7 @@ async def test_request_above_max_request_size_is_413_with_a_json_rpc_error(
     async_client: Any, settings: Any
 ) -> None:
     settings.MCP_MAX_REQUEST_SIZE = 200
-    body = request("tools/call", {"name": "test_simple_text", "arguments": {"pad": "x" * 300}})
+    body = tool_request("test_simple_text", {"pad": "x" * 300})
 
     response = await post(async_client, body)
 
@@ -104,7 +74,7 @@ async def test_request_above_max_request_size_is_413_with_a_json_rpc_error(
 
 
 async def test_request_exactly_at_max_request_size_is_served(async_client: Any, settings: Any) -> None:
-    body = request("tools/list")
+    body = modern_request("tools/list")
     settings.MCP_MAX_REQUEST_SIZE = len(json.dumps(body).encode())
 
     status, _ = await call(async_client, body)
@@ -116,7 +86,7 @@ async def test_request_above_django_upload_limit_is_413_not_an_html_400(
     async_client: Any, settings: Any
 ) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
-    body = request("tools/call", {"name": "test_simple_text", "arguments": {"pad": "x" * 300}})
+    body = tool_request("test_simple_text", {"pad": "x" * 300})
 
     response = await post(async_client, body)
 
@@ -140,14 +110,14 @@ async def test_response_above_max_response_size_is_an_internal_error(
 ) -> None:
     settings.MCP_MAX_RESPONSE_SIZE = 200
 
-    status, body = await call(async_client, request(method, params, request_id="big"))
+    status, body = await call(async_client, modern_request(method, params, request_id="big"))
 
     assert (status, body) == (200, error(jsonrpc.INTERNAL_ERROR, "big"))
 
 
 async def test_response_size_error_on_a_stream_is_the_final_event(async_client: Any, settings: Any) -> None:
     settings.MCP_MAX_RESPONSE_SIZE = 100
-    body = request("tools/call", {"name": "test_tool_with_progress"}, progressToken="p")
+    body = tool_request("test_tool_with_progress", meta=modern_meta(progressToken="p"))
 
     response = await post(async_client, body)
     raw = b"".join([chunk async for chunk in response.streaming_content])
@@ -160,7 +130,7 @@ async def test_response_size_error_on_a_stream_is_the_final_event(async_client: 
 async def test_small_response_under_the_limit_is_served(async_client: Any, settings: Any) -> None:
     settings.MCP_MAX_RESPONSE_SIZE = 400
 
-    status, body = await call(async_client, request("tools/call", {"name": "test_simple_text"}))
+    status, body = await call(async_client, tool_request("test_simple_text"))
 
     assert status == 200
     assert body["result"]["isError"] is False
@@ -174,7 +144,7 @@ async def test_result_meta_above_max_metadata_size_is_an_internal_error(
 ) -> None:
     settings.MCP_MAX_METADATA_SIZE = 10  # bytes: smaller than the server-info _meta
 
-    status, body = await call(async_client, request("tools/call", {"name": "test_simple_text"}))
+    status, body = await call(async_client, tool_request("test_simple_text"))
 
     assert (status, body) == (200, error(jsonrpc.INTERNAL_ERROR))
 
@@ -182,7 +152,7 @@ async def test_result_meta_above_max_metadata_size_is_an_internal_error(
 async def test_result_meta_within_max_metadata_size_is_served(async_client: Any, settings: Any) -> None:
     settings.MCP_MAX_METADATA_SIZE = 200
 
-    status, body = await call(async_client, request("server/discover"))
+    status, body = await call(async_client, modern_request("server/discover"))
 
     assert status == 200
     assert "io.modelcontextprotocol/serverInfo" in body["result"]["_meta"]
@@ -209,7 +179,7 @@ async def test_page_size_settings_split_tools_list(
 
 
 async def test_pages_concatenate_to_the_unpaged_list_in_order(async_client: Any, settings: Any) -> None:
-    _, whole = await call(async_client, request("tools/list"))
+    _, whole = await call(async_client, modern_request("tools/list"))
     settings.MCP_DEFAULT_PAGE_SIZE = 5
 
     pages = await all_pages(async_client, "tools/list", "tools")
@@ -226,8 +196,8 @@ async def test_paging_is_deterministic(async_client: Any, settings: Any) -> None
     first = await all_pages(async_client, "tools/list", "tools")
     second = await all_pages(async_client, "tools/list", "tools")
     replay_cursor = first[0]["nextCursor"]
-    _, replayed = await call(async_client, request("tools/list", {"cursor": replay_cursor}))
-    _, replayed_again = await call(async_client, request("tools/list", {"cursor": replay_cursor}))
+    _, replayed = await call(async_client, modern_request("tools/list", {"cursor": replay_cursor}))
+    _, replayed_again = await call(async_client, modern_request("tools/list", {"cursor": replay_cursor}))
 
     assert first == second
     assert replayed["result"] == replayed_again["result"] == first[1]
@@ -253,7 +223,7 @@ async def test_every_list_is_paged(
 
 
 async def test_default_page_holds_the_whole_small_catalog(async_client: Any) -> None:
-    status, body = await call(async_client, request("tools/list"))
+    status, body = await call(async_client, modern_request("tools/list"))
 
     assert status == 200
     assert len(body["result"]["tools"]) == TOOL_COUNT
@@ -261,12 +231,14 @@ async def test_default_page_holds_the_whole_small_catalog(async_client: Any) -> 
 
 
 async def test_cursor_survives_a_page_size_change(async_client: Any, settings: Any) -> None:
-    _, whole = await call(async_client, request("tools/list"))
+    _, whole = await call(async_client, modern_request("tools/list"))
     settings.MCP_DEFAULT_PAGE_SIZE = 10
-    _, first = await call(async_client, request("tools/list"))
+    _, first = await call(async_client, modern_request("tools/list"))
     settings.MCP_DEFAULT_PAGE_SIZE = 20
 
-    status, body = await call(async_client, request("tools/list", {"cursor": first["result"]["nextCursor"]}))
+    status, body = await call(
+        async_client, modern_request("tools/list", {"cursor": first["result"]["nextCursor"]})
+    )
 
     assert status == 200
     names = [tool["name"] for tool in body["result"]["tools"]]
@@ -281,7 +253,7 @@ async def test_requests_beyond_max_concurrent_requests_get_a_busy_error(
 ) -> None:
     settings.MCP_MAX_CONCURRENT_REQUESTS = 0
 
-    response = await post(async_client, request("tools/call", {"name": "test_simple_text"}, request_id=8))
+    response = await post(async_client, tool_request("test_simple_text", request_id=8))
 
     assert response.status_code == 503
     assert response["Retry-After"]
@@ -291,16 +263,18 @@ async def test_requests_beyond_max_concurrent_requests_get_a_busy_error(
 
 async def test_busy_limit_counts_requests_in_flight_and_frees_them(async_client: Any, settings: Any) -> None:
     settings.MCP_MAX_CONCURRENT_REQUESTS = 1
+    settings.MCP_QUEUE_TIMEOUT = 0  # refuse at once instead of waiting for the slot
     # The progress tool answers with a stream once its first notification is
     # out; it is still running (in flight) until the stream is read.
     slow = await post(
-        async_client, request("tools/call", {"name": "test_tool_with_progress"}, progressToken="p")
+        async_client,
+        tool_request("test_tool_with_progress", meta=modern_meta(progressToken="p")),
     )
     assert slow["Content-Type"].startswith("text/event-stream")
 
-    busy_status, busy = await call(async_client, request("tools/list", request_id=2))
+    busy_status, busy = await call(async_client, modern_request("tools/list", request_id=2))
     raw = b"".join([chunk async for chunk in slow.streaming_content])
-    after_status, _ = await call(async_client, request("tools/list", request_id=3))
+    after_status, _ = await call(async_client, modern_request("tools/list", request_id=3))
 
     assert (busy_status, busy) == (503, error(jsonrpc.INTERNAL_ERROR, 2))
     assert b'"result"' in raw

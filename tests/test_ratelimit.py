@@ -131,6 +131,43 @@ def test_identity_prefers_the_user_then_the_address_then_anonymous() -> None:
     assert identity_of(_request(http=False)) == "anonymous"
 
 
+def first_forwarded_for(request: Any) -> str | None:
+    """What a project behind one trusted proxy might use as MCP_CLIENT_IP."""
+    forwarded = request.headers.get("X-Forwarded-For")
+    return forwarded.split(",")[-1].strip() if forwarded else None
+
+
+def test_the_address_is_remote_addr_whatever_x_forwarded_for_says() -> None:
+    request = _request(user=AnonymousUser(), ip="192.0.2.1")
+    request.http_request.META["HTTP_X_FORWARDED_FOR"] = "203.0.113.9"
+
+    assert identity_of(request) == "ip:192.0.2.1"
+
+
+@pytest.mark.parametrize("setting", [f"{__name__}.first_forwarded_for", first_forwarded_for])
+def test_mcp_client_ip_gives_the_address_counted(settings: Any, setting: Any) -> None:
+    settings.MCP_CLIENT_IP = setting
+    forwarded = _request(user=AnonymousUser(), ip="192.0.2.1")
+    forwarded.http_request.META["HTTP_X_FORWARDED_FOR"] = "198.51.100.7, 203.0.113.9"
+
+    assert identity_of(forwarded) == "ip:203.0.113.9"
+    assert identity_of(_request(user=AnonymousUser(), ip="192.0.2.1")) == "anonymous"  # it said None
+    assert identity_of(_request(user=User(3), ip="192.0.2.1")) == "user:3"
+
+
+async def test_calls_are_counted_per_address_mcp_client_ip_gives(settings: Any) -> None:
+    settings.MCP_RATE_LIMIT = "1/m"
+    settings.MCP_CLIENT_IP = f"{__name__}.first_forwarded_for"
+    rotated = []
+    for fake in ("198.51.100.1", "198.51.100.2"):
+        request = _request(user=AnonymousUser(), ip="192.0.2.1")
+        # A client may prepend anything; the trusted proxy appends the real peer.
+        request.http_request.META["HTTP_X_FORWARDED_FOR"] = f"{fake}, 203.0.113.9"
+        rotated.append(await allow_tool_call(request, "echo"))
+
+    assert rotated == [True, False]
+
+
 @pytest.mark.parametrize(
     ("value", "rate"),
     [

@@ -23,7 +23,6 @@ from django.core.signals import got_request_exception
 from django.http import HttpResponse
 
 from django_mcp import ContentAnnotations, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.protocol.content import (
     Annotations,
     AudioContent,
@@ -38,12 +37,8 @@ from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_N
 from django_mcp.protocol.results import CallToolResult, GetPromptResult, ReadResourceResult
 from django_mcp.response import merge_meta
 from django_mcp.schemas import Schema, rule
-from django_mcp.server.compiler import compile_server
+from tests.wire import call
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "django-mcp", "version": "0.1.0"}}
 TOOL_FAILED = {
     "resultType": "complete",
@@ -51,14 +46,6 @@ TOOL_FAILED = {
     "content": [{"type": "text", "text": "Tool execution failed"}],
     "isError": True,
 }
-
-
-async def call(server: type[Server], method: str, params: dict[str, Any] | None = None) -> Any:
-    """Send one 2026-07-28 request through the dispatcher; return the decoded reply."""
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**(params or {}), "_meta": META}}
-    envelope = parse_message(msgspec.json.encode(message))
-    reply = await Dispatcher(compile_server(server)).respond(envelope, modern_context(envelope))
-    return msgspec.json.decode(reply.body)
 
 
 def tool_server(handle: Any, *, output: Any = None) -> type[Server]:

@@ -4,6 +4,7 @@ import datetime
 import decimal
 import enum
 import json
+import re
 import threading
 import uuid
 from pathlib import Path
@@ -16,7 +17,7 @@ from referencing import Registry
 
 from django_mcp import schemas
 from django_mcp.exceptions import SchemaValidationError
-from django_mcp.schemas import Schema, json_schema_for, rule, validate
+from django_mcp.schemas import DECIMAL_PATTERN, Schema, json_schema_for, rule, validate
 
 # The pinned copy in tests/spec/ (see its README.md), read relative to this file.
 SPEC = Path(__file__).resolve().parent / "spec" / "schema-2026-07-28.json"
@@ -90,7 +91,15 @@ def errors_of(excinfo: pytest.ExceptionInfo[SchemaValidationError]) -> list[Any]
 
 
 def test_public_surface_is_pinned_and_documented() -> None:
-    assert schemas.__all__ == ["Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
+    assert schemas.__all__ == [
+        "DECIMAL_PATTERN",
+        "Schema",
+        "has_rules",
+        "json_schema_for",
+        "rule",
+        "schema_error",
+        "validate",
+    ]
     for name in schemas.__all__:
         assert getattr(schemas, name).__doc__
     assert schemas.__doc__
@@ -540,7 +549,7 @@ def test_json_schema_keeps_formats_enums_literals_and_defaults() -> None:
     }
     assert props["ref"]["anyOf"][0] == {"type": "string", "format": "uuid"}
     assert props["day"]["anyOf"][0] == {"type": "string", "format": "date"}
-    assert props["amount"]["anyOf"][0] == {"type": "string", "format": "decimal"}
+    assert props["amount"]["anyOf"][0] == {"type": "string", "pattern": DECIMAL_PATTERN}
     assert props["color"] == {"$ref": "#/$defs/Color", "default": "red"}
     assert props["mode"] == {"enum": ["fast", "slow"], "default": "fast"}
     assert props["memo"] == {"type": "string", "default": ""}
@@ -684,3 +693,17 @@ def test_jsonschema_and_msgspec_agree_on_tagged_unions(instance: Any) -> None:
     else:
         msgspec_ok = True
     assert json_ok == msgspec_ok
+
+
+def test_decimals_are_published_as_a_pattern_not_a_nonstandard_format() -> None:
+    class Priced(Schema):
+        price: decimal.Decimal
+        discounts: list[decimal.Decimal] = []
+
+    schema = json_schema_for(Priced)
+    price = schema["properties"]["price"]
+
+    assert "format" not in json.dumps(schema)
+    assert price == {"type": "string", "pattern": DECIMAL_PATTERN}
+    assert re.match(DECIMAL_PATTERN, msgspec.json.encode(decimal.Decimal("9.99")).decode().strip('"'))
+    assert re.match(DECIMAL_PATTERN, "-1.5E+3")

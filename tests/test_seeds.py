@@ -30,29 +30,16 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from django_mcp.protocol.results import CallToolResult
 from django_mcp.schemas import Schema
 from django_mcp.server.compiler import compile_server
-
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+from tests.wire import call
 
 
 def server_info(name: str = "django-mcp") -> dict[str, Any]:
     return {"io.modelcontextprotocol/serverInfo": {"name": name, "version": "0.1.0"}}
-
-
-async def call(server: type[Server], method: str, params: dict[str, Any] | None = None) -> Any:
-    """Send one 2026-07-28 request through the dispatcher; return the decoded reply."""
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**(params or {}), "_meta": META}}
-    envelope = parse_message(msgspec.json.encode(message))
-    reply = await Dispatcher(compile_server(server)).respond(envelope, modern_context(envelope))
-    return msgspec.json.decode(reply.body)
 
 
 def ok(result: dict[str, Any]) -> dict[str, Any]:

@@ -1,15 +1,34 @@
-"""``subscriptions/listen``: acknowledgement, filtering and delivery."""
+"""Change notifications: acknowledgement, filtering and delivery.
+
+``subscriptions/listen`` streams and 2025-11-25 session streams deliver a
+resource update only when their caller may read the updated URI, and a
+2025-11-25 ``resources/subscribe`` refuses a URI its caller may not read
+exactly like an unknown one. A stream the server ends (events lost, a
+buffer overrun, shutdown) ends cleanly: a listen stream with its result.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
+from unittest.mock import ANY
+
+import pytest
 
 import django_mcp
 from django_mcp import McpRequest, McpResponse, Resource, Server, Tool
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
-from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID
+from django_mcp.dispatcher import Dispatcher, modern_context, parse_message, subscriptions
+from django_mcp.dispatcher.closing import CLOSING
+from django_mcp.dispatcher.context import legacy_context
+from django_mcp.dispatcher.sessions import LocalSession
+from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID, NotificationsUnavailable
+from django_mcp.events import Event, EventBackend, EventsLost
+from django_mcp.protocol import jsonrpc
+from tests.fake_backends import RETRY_AFTER, DownBackend
+from tests.wire import modern_request
 
 
 class OpenResource(Resource):
@@ -43,25 +62,36 @@ class NoopTool(Tool):
         return McpResponse.text("ok")
 
 
+class BoxResource(Resource):
+    uri = "vault://box"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("box")
+
+
+class BoxSecretResource(Resource):
+    uri = "vault://box/secret"
+    permissions = ("demo.open_box",)
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("secret")
+
+
+class BoxOpenResource(Resource):
+    uri = "vault://box/open"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("open")
+
+
 class WatchedServer(Server):
     name = "watched"
     tools = (NoopTool,)
-    resources = (OpenResource, SecretResource, ItemResource)
+    resources = (OpenResource, SecretResource, ItemResource, BoxResource, BoxSecretResource, BoxOpenResource)
 
 
 def _listen(notifications: dict[str, Any], request_id: Any = "sub-1") -> Any:
-    body = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "subscriptions/listen",
-        "params": {
-            "notifications": notifications,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
+    body = modern_request("subscriptions/listen", {"notifications": notifications}, request_id=request_id)
     envelope = parse_message(json.dumps(body))
     return Dispatcher(WatchedServer.compiled()).listen(envelope, modern_context(envelope))
 
@@ -102,3 +132,215 @@ async def test_updates_are_delivered_only_for_watched_uris_with_the_subscription
         "method": "notifications/resources/updated",
         "params": {"uri": "demo://items/7", "_meta": {SUBSCRIPTION_ID: 9}},
     }
+
+
+# --------------------------------------- sub-resources the caller may not read
+
+
+class _BoxOpener:
+    is_authenticated = True
+    is_active = True
+    pk = 3
+
+    async def ahas_perms(self, permissions: Any) -> bool:
+        return True
+
+
+async def _next(stream: Any) -> dict[str, Any]:
+    return json.loads(await asyncio.wait_for(anext(stream), timeout=2))  # type: ignore[no-any-return]
+
+
+def _listen_as(user: Any, notifications: dict[str, Any]) -> Any:
+    body = modern_request("subscriptions/listen", {"notifications": notifications}, request_id="sub-2")
+    envelope = parse_message(json.dumps(body))
+    return Dispatcher(WatchedServer.compiled()).listen(envelope, modern_context(envelope, user=user))
+
+
+@pytest.mark.parametrize(
+    ("user", "first"), [(None, "vault://box/open"), (_BoxOpener(), "vault://box/secret")]
+)
+async def test_sub_resource_updates_reach_only_callers_who_may_read_them(user: Any, first: str) -> None:
+    stream = _listen_as(user, {"resourceSubscriptions": ["vault://box"]})
+    ack = await _next(stream)
+    django_mcp.resource_updated(WatchedServer, "vault://box/secret")
+    django_mcp.resource_updated(WatchedServer, "vault://box/open")
+    message = await _next(stream)
+    await stream.aclose()
+
+    assert ack["params"]["notifications"] == {"resourceSubscriptions": ["vault://box"]}
+    assert message["params"] == {"uri": first, "_meta": {SUBSCRIPTION_ID: "sub-2"}}
+
+
+async def test_readability_is_decided_once_per_uri_for_the_life_of_a_stream() -> None:
+    asked: list[str] = []
+
+    async def readable(uri: str) -> bool:
+        asked.append(uri)
+        return uri != "vault://box/secret"
+
+    honoured = {"resourceSubscriptions": ["vault://box"]}
+    stream = subscriptions.listen(WatchedServer.compiled(), 1, honoured, readable)
+    await _next(stream)
+    for uri in ("vault://box/secret", "vault://box/open", "vault://box/secret", "vault://box/open"):
+        django_mcp.resource_updated(WatchedServer, uri)
+    delivered = [(await _next(stream))["params"]["uri"] for _ in range(2)]
+    await stream.aclose()
+
+    assert delivered == ["vault://box/open", "vault://box/open"]
+    assert asked == ["vault://box", "vault://box/secret", "vault://box/open"]
+
+
+def _legacy(method: str, params: dict[str, Any], session: LocalSession) -> tuple[Any, Any]:
+    envelope = parse_message(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+    return envelope, legacy_context(envelope, session)
+
+
+@pytest.mark.parametrize("uri", ["vault://box/secret", "demo://secret", "vault://nowhere"])
+async def test_legacy_subscribe_refuses_unreadable_uris_like_unknown_ones(uri: str) -> None:
+    session = LocalSession(version="2025-11-25", capabilities={})
+    dispatcher = Dispatcher(WatchedServer.compiled())
+
+    reply = await dispatcher.respond(*_legacy("resources/subscribe", {"uri": uri}, session))
+
+    assert json.loads(reply.body) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": jsonrpc.LEGACY_RESOURCE_NOT_FOUND, "message": ANY, "data": {"uri": uri}},
+    }
+    assert session.subscriptions == []
+
+
+async def test_legacy_subscribe_accepts_a_readable_uri() -> None:
+    session = LocalSession(version="2025-11-25", capabilities={})
+    dispatcher = Dispatcher(WatchedServer.compiled())
+
+    reply = await dispatcher.respond(*_legacy("resources/subscribe", {"uri": "vault://box"}, session))
+
+    assert json.loads(reply.body) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert session.subscriptions == ["vault://box"]
+
+
+@pytest.mark.parametrize(
+    ("user", "first"), [(None, "vault://box/open"), (_BoxOpener(), "vault://box/secret")]
+)
+async def test_legacy_session_stream_delivers_only_updates_its_caller_may_read(user: Any, first: str) -> None:
+    session = LocalSession(version="2025-11-25", capabilities={}, subscriptions=["vault://box"])
+
+    async def current() -> LocalSession:
+        return session
+
+    stream = Dispatcher(WatchedServer.compiled()).session_notifications(current, user=user)
+    assert await asyncio.wait_for(anext(stream), timeout=2) == b""
+    django_mcp.resource_updated(WatchedServer, "vault://box/secret")
+    django_mcp.resource_updated(WatchedServer, "vault://box/open")
+    message = await _next(stream)
+    await stream.aclose()
+
+    assert message == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": first},
+    }
+
+
+# ------------------------------------------------ streams the server ends
+
+
+async def _rest(stream: Any) -> list[dict[str, Any]]:
+    """Return the remaining messages of a stream that must end (bounded)."""
+
+    async def drain() -> list[dict[str, Any]]:
+        return [json.loads(item) async for item in stream if item]
+
+    return await asyncio.wait_for(drain(), timeout=2)
+
+
+def _listen_result(request_id: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "result": {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: request_id}},
+    }
+
+
+async def test_listen_stream_past_its_buffer_ends_with_its_result(settings: Any) -> None:
+    settings.MCP_STREAM_BUFFER = 3
+    stream = _listen({"toolsListChanged": True}, request_id="sub-9")
+    await _next(stream)  # the acknowledgement; nobody reads on
+
+    for _ in range(10):
+        django_mcp.tools_changed(WatchedServer)
+
+    assert await _rest(stream) == [_listen_result("sub-9")]
+
+
+async def test_server_shutdown_ends_listen_streams_with_their_result() -> None:
+    stream = _listen({"toolsListChanged": True}, request_id=4)
+    await _next(stream)
+    try:
+        CLOSING.begin()
+        messages = await _rest(stream)
+    finally:
+        CLOSING.reset()
+
+    assert messages == [_listen_result(4)]
+
+
+async def test_server_shutdown_ends_legacy_session_streams() -> None:
+    session = LocalSession(version="2025-11-25", capabilities={})
+
+    async def current() -> LocalSession:
+        return session
+
+    stream = Dispatcher(WatchedServer.compiled()).session_notifications(current)
+    assert await asyncio.wait_for(anext(stream), timeout=2) == b""
+    try:
+        CLOSING.begin()
+        assert await _rest(stream) == []
+    finally:
+        CLOSING.reset()
+
+
+class LostBackend(EventBackend):
+    """An event backend whose listeners lose their events after one."""
+
+    @contextlib.asynccontextmanager
+    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+        async def events() -> AsyncIterator[Event]:
+            yield Event(WatchedServer.compiled().key, "tools")
+            raise EventsLost("the broker went away")
+
+        yield events()
+
+
+async def test_listen_stream_whose_events_are_lost_ends_with_its_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(subscriptions, "get_backend", LostBackend)
+    stream = _listen({"toolsListChanged": True}, request_id="sub-3")
+    await _next(stream)
+
+    assert await _rest(stream) == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": {"_meta": {SUBSCRIPTION_ID: "sub-3"}},
+        },
+        _listen_result("sub-3"),
+    ]
+
+
+async def test_listen_while_events_cannot_be_delivered_is_refused_before_its_first_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(subscriptions, "get_backend", DownBackend)
+    stream = _listen({"toolsListChanged": True})
+
+    with pytest.raises(NotificationsUnavailable) as refused:
+        await anext(stream)
+
+    assert (refused.value.code, refused.value.http_status, refused.value.retry_after) == (
+        jsonrpc.INTERNAL_ERROR,
+        503,
+        RETRY_AFTER,
+    )

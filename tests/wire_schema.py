@@ -16,7 +16,9 @@ its era and method inferred from its shape.
 
 Each message is checked against its envelope (JSONRPCResultResponse, ...)
 and its specific definition (the method's result, e.g. ListToolsResult or
-InputRequiredResult; ProgressNotification; HeaderMismatchError; ...), plus
+InputRequiredResult; ProgressNotification; HeaderMismatchError; ...; the
+tasks extension's CreateTaskResult, GetTaskResult and
+TaskStatusNotification, transcribed from SEP-2663 below), plus
 three era rules the schemas cannot express: a modern server never sends
 requests nor -32000..-32099 codes other than -32020/-32021/-32022, and
 legacy results carry no 2026-only fields. Validators are built once per
@@ -61,6 +63,10 @@ _RESULT_DEFS = {
     "logging/setLevel": "EmptyResult",
     "resources/subscribe": "EmptyResult",
     "resources/unsubscribe": "EmptyResult",
+    # The io.modelcontextprotocol/tasks extension (see _TASKS_EXTENSION_DEFS).
+    "tasks/get": "GetTaskResult",
+    "tasks/update": "EmptyResult",
+    "tasks/cancel": "EmptyResult",
 }
 _MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 _NOTIFICATION_DEFS = {
@@ -73,6 +79,7 @@ _NOTIFICATION_DEFS = {
     "notifications/resources/updated": "ResourceUpdatedNotification",
     "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
     "notifications/elicitation/complete": "ElicitationCompleteNotification",
+    "notifications/tasks": "TaskStatusNotification",
 }
 _REQUEST_DEFS = {
     "elicitation/create": "ElicitRequest",
@@ -98,6 +105,89 @@ _ERROR_OBJECT_DEFS = {
     -32603: "InternalError",
 }
 _MODERN_ONLY_RESULT_KEYS = ("resultType", "ttlMs", "cacheScope")
+
+# The tasks extension (io.modelcontextprotocol/tasks, SEP-2663) is not part
+# of the 2026-07-28 schema, and the extension repository's generated schema
+# cannot validate its own examples (its CreateTaskResult forbids
+# resultType). These definitions transcribe the SEP's TypeScript (Task,
+# CreateTaskResult = Result & Task, GetTaskResult = Result & DetailedTask,
+# TaskStatusNotification) over the 2026-07-28 definitions, and are added to
+# the modern schema in memory; a completed task's result is a CallToolResult
+# (tools/call is the only method that becomes a task).
+_TASK_FIELDS: dict[str, Any] = {
+    "taskId": {"type": "string", "minLength": 1},
+    "status": {"enum": ["working", "input_required", "completed", "failed", "cancelled"]},
+    "statusMessage": {"type": "string"},
+    "createdAt": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"},
+    "lastUpdatedAt": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}"},
+    "ttlMs": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+    "pollIntervalMs": {"type": "integer", "minimum": 1},
+}
+_TASK_REQUIRED = ["taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs"]
+_TASK_PAYLOADS = ("result", "error", "inputRequests")
+
+
+def _task_status(status: str, payload: str | None) -> dict[str, Any]:
+    """Return the DetailedTask branch for ``status``, carrying only ``payload``."""
+    branch: dict[str, Any] = {"properties": {"status": {"const": status}}}
+    if payload is not None:
+        branch["required"] = [payload]
+    absent = [name for name in _TASK_PAYLOADS if name != payload]
+    branch["not"] = {"anyOf": [{"required": [name]} for name in absent]}
+    return branch
+
+
+_TASKS_EXTENSION_DEFS: dict[str, Any] = {
+    "Task": {"type": "object", "properties": _TASK_FIELDS, "required": _TASK_REQUIRED},
+    "DetailedTask": {
+        "allOf": [
+            {"$ref": "#/$defs/Task"},
+            {
+                "properties": {
+                    "result": {"$ref": "#/$defs/CallToolResult"},
+                    "error": {"$ref": "#/$defs/Error"},
+                    "inputRequests": {"$ref": "#/$defs/InputRequests", "minProperties": 1},
+                }
+            },
+            {
+                "oneOf": [
+                    _task_status("working", None),
+                    _task_status("input_required", "inputRequests"),
+                    _task_status("completed", "result"),
+                    _task_status("failed", "error"),
+                    _task_status("cancelled", None),
+                ]
+            },
+        ]
+    },
+    "CreateTaskResult": {
+        "allOf": [
+            {"$ref": "#/$defs/Result"},
+            {"$ref": "#/$defs/Task"},
+            {
+                "properties": {"resultType": {"const": "task"}},
+                "not": {
+                    "anyOf": [{"required": [name]} for name in (*_TASK_PAYLOADS, "requestState", "task")]
+                },
+            },
+        ]
+    },
+    "GetTaskResult": {
+        "allOf": [
+            {"$ref": "#/$defs/Result"},
+            {"$ref": "#/$defs/DetailedTask"},
+            {"properties": {"resultType": {"const": "complete"}}, "not": {"required": ["requestState"]}},
+        ]
+    },
+    "TaskStatusNotification": {
+        "type": "object",
+        "properties": {
+            "method": {"const": "notifications/tasks"},
+            "params": {"$ref": "#/$defs/DetailedTask"},
+        },
+        "required": ["method", "params"],
+    },
+}
 _validated: set[tuple[str, str | None, bytes]] = set()
 
 
@@ -126,6 +216,8 @@ def _wire_schemas() -> tuple[Any, dict[str, set[str]]]:
                     {"type": ["string", "number", "boolean", "null"]},
                 ]
             }
+        if era == "modern":
+            schema["$defs"].update(_TASKS_EXTENSION_DEFS)
         names[era] = set(schema["$defs"])
         resource = Resource.from_contents(schema, DRAFT202012)
         registry = registry.with_resource(f"urn:mcp-schema:{era}", resource)
@@ -166,6 +258,10 @@ def wire_problems(message: Any, *, era: str, method: str | None = None) -> list[
             if method not in _MRTR_METHODS:
                 problems.append(f"InputRequiredResult is not allowed for {method}")
             name = "InputRequiredResult"
+        if era == "modern" and isinstance(result, dict) and result.get("resultType") == "task":
+            if method != "tools/call":
+                problems.append(f"CreateTaskResult is not allowed for {method}")
+            name = "CreateTaskResult"
         checks.append(("JSONRPCResultResponse", message))
         if name is not None:
             checks.append((name, result))

@@ -4,14 +4,17 @@
 either protocol era, whatever the transport. In order:
 
 1. **Admit** it: at most ``MCP_MAX_CONCURRENT_REQUESTS`` requests are in
-   flight per process (-32603 with HTTP 503 beyond that).
+   flight per process; one more waits up to ``MCP_QUEUE_TIMEOUT`` seconds
+   for a slot, then gets -32603 with HTTP 503 (``admission.py``).
 2. **Route** it through ``METHODS``, the one method table: a method this
    server does not serve in the caller's era, or whose feature it does not
    offer, is -32601.
 3. **Run** the feature module's handler (``tools.py``, ``resources.py``,
-   ``prompts.py``, ``completion.py``, ``lifecycle.py``) with a ``Call``.
-   A 2025-11-25 request whose handler needs input asks its client with
-   server-to-client requests (``continuation.py``).
+   ``prompts.py``, ``completion.py``, ``lifecycle.py``, ``tasks.py``) with
+   a ``Call``. A 2025-11-25 request whose handler needs input asks its
+   client with server-to-client requests (``continuation.py``). A tool call
+   answered with a task runs later, in a Tasks framework job
+   (``background.py``).
 4. **Finish** the result for the era (``eras.py``): ``resultType``, cache
    hints and server info for 2026-07-28, the older shapes for 2025-11-25.
 5. **Encode** it (``codec.py``), refusing results over
@@ -20,7 +23,16 @@ either protocol era, whatever the transport. In order:
 Every ``McpError`` becomes a JSON-RPC error (mapped for 2025-11-25); any
 other exception is logged and answered -32603 without its text.
 Notifications a handler sends (progress, log messages) go to ``emit``.
-``listen()`` serves ``subscriptions/listen`` streams. Transports frame
+``listen()`` serves ``subscriptions/listen`` streams and
+``session_notifications()`` a 2025-11-25 session's; both deliver only
+updates of URIs their caller may read, and end on the server's side when
+events were lost or the server shuts down (``subscriptions.py``); at most
+``MCP_MAX_STREAMS`` are open per process (``admission.py``). A
+2025-11-25 client's answer or cancellation reaches the worker whose request
+it concerns through ``relay`` (``relay.py``). ``visible_tool()`` applies the
+``tools/call`` visibility rule for a transport that must know it before
+dispatch (``Mcp-Param-*`` headers are checked only for a tool the caller
+may use, so a hidden tool answers like an unknown one). Transports frame
 bytes (``django_mcp.transports``); this package never imports
 ``django.http``. Settings arrive as one ``McpSettings`` value, re-read
 after Django's ``setting_changed``.
@@ -37,7 +49,15 @@ from typing import Any, Final
 from django.core.signals import setting_changed
 
 from django_mcp.conf import McpSettings, get_settings
-from django_mcp.dispatcher import completion, lifecycle, prompts, resources, subscriptions, tools
+from django_mcp.dispatcher import completion, lifecycle, prompts, resources, subscriptions, tasks, tools
+from django_mcp.dispatcher.admission import (
+    IN_FLIGHT,
+    OPEN_STREAMS,
+    InFlight,
+    OpenStreams,
+    ServerBusy,
+    TooManyStreams,
+)
 from django_mcp.dispatcher.codec import (
     Envelope,
     Reply,
@@ -49,13 +69,15 @@ from django_mcp.dispatcher.codec import (
 from django_mcp.dispatcher.context import META_SERVER_INFO, Call, CallContext, Emit, Era, modern_context
 from django_mcp.dispatcher.continuation import ask_legacy_client
 from django_mcp.dispatcher.eras import finish, legacy_error
-from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests
+from django_mcp.dispatcher.relay import Relay
+from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests, SessionStreams
 from django_mcp.exceptions import InternalError, McpError, MethodNotFound, ResourceNotFound
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.definitions import ServerCapabilities
 from django_mcp.protocol.results import InputRequiredResult
+from django_mcp.protocol.versions import LEGACY_VERSIONS
 from django_mcp.request import McpRequest
-from django_mcp.server.compiler import CompiledServer
+from django_mcp.server.compiler import CompiledServer, CompiledTool
 
 __all__ = [
     "METHODS",
@@ -64,7 +86,9 @@ __all__ = [
     "Dispatchers",
     "InFlight",
     "Method",
+    "OpenStreams",
     "ServerBusy",
+    "TooManyStreams",
     "dispatchers",
     "modern_context",
     "parse_message",
@@ -111,45 +135,13 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("prompts/get", "prompts", BOTH, prompts.get_prompt, asks_input=True),
         Method("completion/complete", "completions", BOTH, completion.complete),
         Method("subscriptions/listen", "", MODERN, None),
+        # The io.modelcontextprotocol/tasks extension (SEP-2663), tasks.py.
+        Method("tasks/get", "extensions", MODERN, tasks.get_task),
+        Method("tasks/update", "extensions", MODERN, tasks.update_task),
+        Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task),
     )
 }
 """Every method this package serves: feature, eras, handler, input rounds."""
-
-
-class ServerBusy(InternalError):
-    """More requests are in flight than ``MCP_MAX_CONCURRENT_REQUESTS``."""
-
-    default_message = "Server busy: too many concurrent requests, retry later"
-    http_status = 503
-
-
-class InFlight:
-    """Count the requests in flight in this process, across threads.
-
-    Threaded WSGI servers run views in many threads at once, so the count
-    is guarded by a lock.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.count = 0
-
-    def enter(self, limit: int) -> bool:
-        """Admit one more request unless ``limit`` are in flight."""
-        with self._lock:
-            if self.count >= limit:
-                return False
-            self.count += 1
-            return True
-
-    def leave(self) -> None:
-        """Mark one request done."""
-        with self._lock:
-            self.count -= 1
-
-
-IN_FLIGHT: Final = InFlight()
-"""The process-wide count every dispatcher shares by default."""
 
 
 class Dispatcher:
@@ -161,6 +153,7 @@ class Dispatcher:
         *,
         settings: McpSettings | Callable[[], McpSettings] = get_settings,
         in_flight: InFlight = IN_FLIGHT,
+        streams: OpenStreams = OPEN_STREAMS,
     ) -> None:
         self.compiled = compiled
         # A fixed value, or a provider re-read after setting_changed.
@@ -171,6 +164,8 @@ class Dispatcher:
             # Held weakly: a dispatcher nobody uses any more just goes away.
             setting_changed.connect(self._reload_settings)
         self.in_flight = in_flight
+        #: The open ``subscriptions/listen`` and 2025-11-25 GET streams.
+        self.streams = streams
         # {"io.modelcontextprotocol/serverInfo": ...} is the same bytes in
         # every 2026-07-28 result: measure it once.
         self._info_size = encoded_size({META_SERVER_INFO: compiled.info})
@@ -178,6 +173,12 @@ class Dispatcher:
         self.pending = PendingRequests()
         #: 2025-11-25 requests in flight, for ``notifications/cancelled``.
         self.legacy_calls = LegacyCalls()
+        #: Hands answers and cancellations to the worker they concern.
+        self.relay = Relay(compiled.key, self.pending, self.legacy_calls)
+        #: The open GET streams of 2025-11-25 sessions (one per session).
+        self.session_streams = SessionStreams()
+        #: True when some tool mirrors arguments into ``Mcp-Param-*`` headers.
+        self.mirrors_arguments = any(compiled.tool_headers.values())
 
     def __repr__(self) -> str:
         return f"Dispatcher({self.compiled.key})"
@@ -210,6 +211,17 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         return row
 
+    async def visible_tool(self, envelope: Envelope, ctx: CallContext) -> CompiledTool | None:
+        """Return the tool a ``tools/call`` names if its caller may use it, else None.
+
+        The rule is ``tools/call``'s own: a hidden tool is None, exactly
+        like an unknown or a non-string name.
+        """
+        name = envelope.params.get("name")
+        if not isinstance(name, str):
+            return None
+        return await tools.visible_tool(self.compiled, name, self._request(envelope, ctx, None))
+
     def check_method(self, method: str, era: Era) -> None:
         """Raise ``MethodNotFound`` for a method this server does not serve."""
         self.route(method, era)
@@ -224,7 +236,7 @@ class Dispatcher:
     async def respond(self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None) -> Reply:
         """Serve one request and return its encoded response; never raises McpError."""
         settings = self.settings
-        if not self.in_flight.enter(settings.limits.max_concurrent_requests):
+        if not await self.in_flight.acquire(settings.limits.max_concurrent_requests, settings.queue_timeout):
             return error_reply(envelope.id, ServerBusy())
         try:
             row = self.route(envelope.method, ctx.era)
@@ -314,7 +326,11 @@ class Dispatcher:
     def listen(self, envelope: Envelope, ctx: CallContext) -> AsyncIterator[bytes]:
         """Return the encoded messages of a ``subscriptions/listen`` stream.
 
-        Raises ``MethodNotFound``/``InvalidParams`` before the stream starts.
+        Raises ``MethodNotFound``/``InvalidParams`` before the stream starts,
+        and ``TooManyStreams`` when ``MCP_MAX_STREAMS`` streams are open; its
+        first item raises ``NotificationsUnavailable`` while the event
+        backend cannot deliver. Its last item, when the server ends it, is
+        the request's result.
         """
         self.route(envelope.method, ctx.era)
         honoured = subscriptions.honoured_filter(self.compiled, envelope.params.get("notifications"))
@@ -327,15 +343,55 @@ class Dispatcher:
                 return False
             return True
 
-        return subscriptions.listen(self.compiled, envelope.id, honoured, readable)
+        stream = subscriptions.listen(self.compiled, envelope.id, honoured, readable)
+        return self.streams.open(stream, self.settings.max_streams)
 
-    def session_notifications(self, current: Callable[[], Awaitable[Any]]) -> AsyncIterator[bytes]:
-        """Return a 2025-11-25 session's stream of change notifications."""
-        return subscriptions.session_notifications(self.compiled, current)
+    def session_notifications(
+        self,
+        current: Callable[[], Awaitable[Any]],
+        *,
+        user: Any = None,
+        http_request: Any = None,
+    ) -> AsyncIterator[bytes]:
+        """Return a 2025-11-25 session's stream of change notifications.
 
-    def initialize(self, params: Mapping[str, Any]) -> lifecycle.Handshake:
-        """Negotiate a 2025-11-25 session (``initialize``); raise ``InvalidParams``."""
-        return lifecycle.initialize(self.compiled, params)
+        Resource updates reach it only for URIs ``user`` (the stream's
+        caller; None is anonymous) may read. Raises ``TooManyStreams`` when
+        ``MCP_MAX_STREAMS`` streams are open.
+        """
+        negotiated: list[Any] = []
+
+        async def readable(uri: str) -> bool:
+            if not negotiated:
+                negotiated.append(await current())
+            session = negotiated[0]
+            request = McpRequest(
+                method="resources/read",
+                params={"uri": uri},
+                meta={},
+                protocol_version=session.version if session is not None else LEGACY_VERSIONS[0],
+                client_capabilities=session.capabilities if session is not None else {},
+                client_info=session.client_info if session is not None else None,
+                http_request=http_request,
+                user=user,
+                server=self.compiled,
+            )
+            request.uri = uri
+            try:
+                await resources.find_resource(self.compiled, uri, request)
+            except ResourceNotFound:
+                return False
+            return True
+
+        stream = subscriptions.session_notifications(self.compiled, current, readable)
+        return self.streams.open(stream, self.settings.max_streams)
+
+    def initialize(self, params: Mapping[str, Any], *, max_size: int | None = None) -> lifecycle.Handshake:
+        """Negotiate a 2025-11-25 session (``initialize``); raise ``InvalidParams``.
+
+        ``max_size`` bounds what the session stores (``MCP_MAX_SESSION_SIZE``).
+        """
+        return lifecycle.initialize(self.compiled, params, max_size=max_size)
 
 
 class Dispatchers:

@@ -39,6 +39,14 @@ __all__ = [
 CLIENT_REQUEST_TIMEOUT: Final = 300.0  # seconds
 """How long a 2025-11-25 server-to-client request waits for its answer."""
 
+MAX_JSON_DEPTH: Final = 64
+"""How deeply a message may nest arrays and objects (``MCP_MAX_JSON_DEPTH``).
+
+Far above what real requests use, far below the interpreter's recursion
+limit, which deeper values would reach in later steps (validation,
+encoding) as a ``RecursionError``.
+"""
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Envelope:
@@ -75,10 +83,12 @@ def is_valid_id(value: Any) -> TypeGuard[str | int]:
     return isinstance(value, str) or type(value) is int
 
 
-def parse_message(body: bytes | str) -> Envelope:
+def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Envelope:
     """Decode one JSON-RPC message or raise ``ParseError``/``InvalidRequest``.
 
-    An error raised after the id could be read carries it as
+    A message nesting arrays and objects deeper than ``max_depth`` levels
+    (the message object itself is level 1) is an ``InvalidRequest``. An
+    error raised after the id could be read carries it as
     ``exc.request_id`` so the reply can echo it.
     """
     try:
@@ -90,6 +100,8 @@ def parse_message(body: bytes | str) -> Envelope:
         ) from None
     except msgspec.DecodeError:
         raise ParseError("Parse error: body is not valid JSON") from None
+    except RecursionError:
+        raise _too_deep(None, max_depth) from None
     request_id = message.id if isinstance(message.id, str) or type(message.id) is int else None
 
     def invalid(reason: str) -> InvalidRequest:
@@ -101,6 +113,16 @@ def parse_message(body: bytes | str) -> Envelope:
         raise invalid('jsonrpc must be "2.0"')
     if message.id is not UNSET and request_id is None:
         raise invalid("id must be a string or an integer")
+    params: Any = {}
+    if message.params is not UNSET:
+        try:
+            params = _params_decoder.decode(message.params)
+        except RecursionError:
+            raise _too_deep(request_id, max_depth) from None
+        except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
+            raise ParseError() from None
+    if _nests_deeper(body, (params, message.result, message.error), max_depth):
+        raise _too_deep(request_id, max_depth)
     if message.method is UNSET:
         if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
             raise invalid("missing method")
@@ -112,12 +134,7 @@ def parse_message(body: bytes | str) -> Envelope:
         )
     if not isinstance(message.method, str) or not message.method:
         raise invalid("method must be a non-empty string")
-    params: Any = {}
     if message.params is not UNSET:
-        try:
-            params = _params_decoder.decode(message.params)
-        except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
-            raise ParseError() from None
         if not isinstance(params, dict):
             error = InvalidParams("params must be an object")
             error.request_id = request_id  # type: ignore[attr-defined]
@@ -137,6 +154,32 @@ def encode_message(message: Any) -> bytes:
     Every message the server sends is encoded here, whatever its kind.
     """
     return _encoder.encode(message)
+
+
+def _too_deep(request_id: Any, max_depth: int) -> InvalidRequest:
+    error = InvalidRequest(f"Invalid request: JSON nested deeper than {max_depth} levels (MCP_MAX_JSON_DEPTH)")
+    error.request_id = request_id  # type: ignore[attr-defined]
+    return error
+
+
+def _nests_deeper(body: bytes | str, members: tuple[Any, ...], max_depth: int) -> bool:
+    """Return True when the message's members nest deeper than ``max_depth``."""
+    # Cheap first: fewer brackets than the limit cannot nest deeper than it.
+    if isinstance(body, bytes):
+        opened = body.count(b"[") + body.count(b"{")
+    else:
+        opened = body.count("[") + body.count("{")
+    if opened <= max_depth:
+        return False
+    # Iterative: the point is not to recurse. Members sit at level 2.
+    stack: list[tuple[Any, int]] = [(value, 2) for value in members if isinstance(value, dict | list)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 class _Response(msgspec.Struct, frozen=True):

@@ -2,8 +2,8 @@
 
 The reference (``ref/prompt`` by name, ``ref/resource`` by URI template)
 must name a component the caller may use, and the argument must be one it
-declares (-32602 otherwise, hidden like unknown). Already resolved
-arguments (``context.arguments``) reach the completer through
+declares (-32602 otherwise, hidden like unknown, at the same cost). Already
+resolved arguments (``context.arguments``) reach the completer through
 ``request.arguments``. A component without ``complete()`` suggests nothing
 (MCP 2026-07-28 server/utilities/completion).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django_mcp.auth import can_use
+from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.exceptions import InternalError, InvalidParams, McpError
@@ -37,14 +37,14 @@ async def complete(call: Call) -> CompleteResult:
     entry: Any
     if ref.get("type") == "ref/prompt":
         name = ref.get("name")
-        entry = compiled.prompts.get(name) if isinstance(name, str) else None
-        if entry is None or not await can_use(entry, call.request):
+        entry = await find_usable(compiled.prompts, name, call.request)
+        if entry is None:
             raise InvalidParams(f"Unknown prompt: {name}")
         names: tuple[str, ...] = tuple(a.name for a in entry.arguments)
     elif ref.get("type") == "ref/resource":
         uri = ref.get("uri")
-        entry = compiled.templates.get(uri) if isinstance(uri, str) else None
-        if entry is None or not await can_use(entry, call.request):
+        entry = await find_usable(compiled.templates, uri, call.request)
+        if entry is None:
             raise InvalidParams(f"Unknown resource template: {uri}")
         names = entry.template.variable_names
     else:

@@ -2,12 +2,18 @@
 
 A handler returns ``InputRequiredResult`` with ``input_requests`` and any
 JSON ``request_state``. Before it reaches the client the state is signed
-with Django's signing, bound to the method, the component, a digest of the
-arguments and the caller; on the retry it is verified (tampered, expired,
-replayed on another request or by another user -> -32602) and handed back
-to the handler decoded. Input requests may only use kinds the request's
-client capabilities declare (MCP 2026-07-28 basic/patterns/mrtr), else
--32021 with ``requiredCapabilities``.
+with Django's signing, bound to the server, the method, the component, a
+digest of the arguments and the caller: an authenticated user by primary
+key, an anonymous one by client address when the transport knows it (HTTP
+``REMOTE_ADDR``; best effort: callers behind one proxy or NAT share an
+address, and STDIO has none). On the retry it is verified (tampered,
+expired, replayed on another server, request or by another caller ->
+-32602) and handed back to the handler decoded. Each sealed state is
+single-use: its digest is recorded in Django's ``default`` cache until it
+expires, and a second retry with it is -32602 "requestState already used"
+(across workers only with a shared cache). Input requests may only use
+kinds the request's client capabilities declare (MCP 2026-07-28
+basic/patterns/mrtr), else -32021 with ``requiredCapabilities``.
 
 A 2025-11-25 client cannot read ``InputRequiredResult``: ``ask_legacy_client``
 asks it with real server-to-client requests on the request's own stream and
@@ -17,11 +23,13 @@ runs the handler again with the answers (at most ``MAX_LEGACY_ROUNDS``).
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import msgspec
 from django.core import signing
+from django.core.cache import caches
 
 from django_mcp.dispatcher.context import Call
 from django_mcp.exceptions import InternalError, InvalidParams, MissingClientCapability
@@ -31,41 +39,80 @@ from django_mcp.request import McpRequest
 
 __all__ = [
     "MAX_LEGACY_ROUNDS",
+    "USED_KEY_PREFIX",
     "ask_legacy_client",
     "attach_inputs",
+    "caller_principal",
     "check_input_requests",
+    "client_address",
     "finish_input_required",
     "is_continuation",
     "seal_state",
+    "spend_state",
     "unseal_state",
 ]
 
 MAX_LEGACY_ROUNDS: Final = 10
 """How many times one 2025-11-25 request may ask its client for input."""
 
+USED_KEY_PREFIX: Final = "django_mcp:request_state:"
+"""Cache key prefix marking a sealed ``requestState`` as used."""
+
 _SALT = "django_mcp.request_state"
 _encoder = msgspec.json.Encoder(order="sorted")
 
 
-def _binding(method: str, target: str, arguments: Any, user: Any) -> str:
-    digest = hashlib.sha256(_encoder.encode([method, target, arguments])).hexdigest()[:32]
-    principal = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-    return f"{digest}:{principal}"
+def caller_principal(user: Any, client: str | None) -> str:
+    """Return who is calling: ``user:<pk>``, else ``anonymous:<address>``.
+
+    ``client`` is the caller's address (``client_address``); callers behind
+    one proxy or NAT share it, and STDIO has none.
+    """
+    if getattr(user, "is_authenticated", False):
+        return f"user:{getattr(user, 'pk', None)}"
+    return f"anonymous:{client or ''}"
 
 
-def seal_state(state: Any, *, method: str, target: str, arguments: Any, user: Any) -> str:
-    """Return ``state`` signed and bound to this request and caller."""
-    return signing.dumps(
-        {"s": state, "b": _binding(method, target, arguments, user)}, salt=_SALT, compress=True
-    )
+def _binding(server: str, method: str, target: str, arguments: Any, user: Any, client: str | None) -> str:
+    digest = hashlib.sha256(_encoder.encode([server, method, target, arguments])).hexdigest()[:32]
+    return f"{digest}:{caller_principal(user, client)}"
+
+
+def seal_state(
+    state: Any,
+    *,
+    server: str,
+    method: str,
+    target: str,
+    arguments: Any,
+    user: Any,
+    client: str | None = None,
+) -> str:
+    """Return ``state`` signed and bound to this server, request and caller.
+
+    ``client`` is the caller's address, which binds an anonymous caller.
+    """
+    # The nonce makes every sealed state unique, so single use never
+    # refuses a state a handler returned again unchanged.
+    binding = _binding(server, method, target, arguments, user, client)
+    return signing.dumps({"s": state, "b": binding, "n": secrets.token_hex(8)}, salt=_SALT, compress=True)
 
 
 def unseal_state(
-    token: object, *, method: str, target: str, arguments: Any, user: Any, max_age: int = 600
+    token: object,
+    *,
+    server: str,
+    method: str,
+    target: str,
+    arguments: Any,
+    user: Any,
+    client: str | None = None,
+    max_age: int = 600,
 ) -> Any:
     """Return the state sealed in ``token`` or raise ``InvalidParams``.
 
-    ``max_age`` is ``MCP_REQUEST_STATE_MAX_AGE``, in seconds.
+    ``max_age`` is ``MCP_REQUEST_STATE_MAX_AGE``, in seconds. Single use is
+    ``spend_state``'s, not this function's.
     """
     if not isinstance(token, str):
         raise InvalidParams("Invalid requestState: must be a string")
@@ -75,9 +122,29 @@ def unseal_state(
         raise InvalidParams("Expired requestState: start the request again") from None
     except signing.BadSignature:
         raise InvalidParams("Invalid requestState: failed verification") from None
-    if not isinstance(value, dict) or value.get("b") != _binding(method, target, arguments, user):
+    if not isinstance(value, dict) or value.get("b") != _binding(
+        server, method, target, arguments, user, client
+    ):
         raise InvalidParams("Invalid requestState: it belongs to another request or caller")
     return value.get("s")
+
+
+async def spend_state(token: str, *, max_age: int) -> None:
+    """Mark a verified ``token`` used, or raise ``InvalidParams`` if it was.
+
+    The mark lives in the ``default`` cache for ``max_age`` seconds, after
+    which the token has expired anyway.
+    """
+    key = USED_KEY_PREFIX + hashlib.sha256(token.encode()).hexdigest()
+    if not await caches["default"].aadd(key, value=1, timeout=max_age):
+        raise InvalidParams("requestState already used: start the request again")
+
+
+def client_address(request: McpRequest) -> str | None:
+    """Return the caller's network address when the transport knows one."""
+    meta = getattr(request.http_request, "META", None)
+    address = meta.get("REMOTE_ADDR") if isinstance(meta, Mapping) else None
+    return address if isinstance(address, str) and address else None
 
 
 def is_continuation(params: Mapping[str, Any]) -> bool:
@@ -85,8 +152,11 @@ def is_continuation(params: Mapping[str, Any]) -> bool:
     return "inputResponses" in params or "requestState" in params
 
 
-def attach_inputs(call: Call, *, target: str, arguments: Any) -> None:
-    """Verify a retry's ``inputResponses``/``requestState`` and hand them to the handler."""
+async def attach_inputs(call: Call, *, target: str, arguments: Any) -> None:
+    """Verify a retry's ``inputResponses``/``requestState`` and hand them to the handler.
+
+    A verified ``requestState`` is spent: it cannot be presented again.
+    """
     params = call.params
     responses = params.get("inputResponses")
     if responses is not None and not isinstance(responses, dict):
@@ -94,14 +164,20 @@ def attach_inputs(call: Call, *, target: str, arguments: Any) -> None:
     request = call.request
     request.input_responses = responses or {}
     if "requestState" in params:
-        request.request_state = unseal_state(
-            params["requestState"],
+        token = params["requestState"]
+        max_age = call.settings.request_state_max_age
+        state = unseal_state(
+            token,
+            server=call.compiled.key,
             method=call.envelope.method,
             target=target,
             arguments=arguments,
             user=request.user,
-            max_age=call.settings.request_state_max_age,
+            client=client_address(request),
+            max_age=max_age,
         )
+        await spend_state(token, max_age=max_age)
+        request.request_state = state
 
 
 def finish_input_required(
@@ -113,10 +189,12 @@ def finish_input_required(
         return result
     sealed = seal_state(
         result.request_state,
+        server=call.compiled.key,
         method=call.envelope.method,
         target=target,
         arguments=arguments,
         user=call.request.user,
+        client=client_address(call.request),
     )
     return msgspec.structs.replace(result, request_state=sealed)
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django_mcp.dispatcher.context import Call
+from django_mcp.dispatcher.sessions import stored_size
 from django_mcp.exceptions import InvalidParams, MethodNotFound
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.results import DiscoverResult, EmptyResult
@@ -76,6 +77,17 @@ class Handshake:
         return f"Handshake(version={self.version!r})"
 
 
-def initialize(compiled: CompiledServer, params: Mapping[str, Any]) -> Handshake:
-    """Negotiate a 2025-11-25 session; raise ``InvalidParams`` for a bad request."""
-    return Handshake(compiled, params)
+def initialize(
+    compiled: CompiledServer, params: Mapping[str, Any], *, max_size: int | None = None
+) -> Handshake:
+    """Negotiate a 2025-11-25 session; raise ``InvalidParams`` for a bad request.
+
+    ``max_size`` bounds the bytes of the capabilities and client info the
+    session would store (``MCP_MAX_SESSION_SIZE``; None: unbounded).
+    """
+    handshake = Handshake(compiled, params)
+    if max_size is not None and stored_size(handshake.capabilities, handshake.client_info) > max_size:
+        raise InvalidParams(
+            f"Invalid params: capabilities and clientInfo exceed MCP_MAX_SESSION_SIZE ({max_size} bytes)"
+        )
+    return handshake

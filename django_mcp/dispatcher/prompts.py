@@ -1,15 +1,16 @@
 """Prompts: ``prompts/list`` and ``prompts/get``.
 
 A ``prompts/get`` (MCP 2026-07-28 server/prompts) names a prompt the caller
-may use (an unknown and a hidden prompt answer the same -32602) and passes
-string arguments: unknown ones and missing required ones are -32602. The
-handler's responses become one message per content block, each keeping its
-response's role. An unexpected exception is logged and answered -32603.
+may use (an unknown and a hidden prompt answer the same -32602, at the
+same cost) and passes string arguments: unknown ones and missing required
+ones are -32602. The handler's responses become one message per content
+block, each keeping its response's role. An unexpected exception is logged
+and answered -32603.
 """
 
 from __future__ import annotations
 
-from django_mcp.auth import can_use
+from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
@@ -33,8 +34,8 @@ async def get_prompt(call: Call) -> GetPromptResult | InputRequiredResult:
     name = params.get("name")
     if not isinstance(name, str):
         raise InvalidParams("prompts/get needs a string name")
-    entry = call.compiled.prompts.get(name)
-    if entry is None or not await can_use(entry, call.request):
+    entry = await find_usable(call.compiled.prompts, name, call.request)
+    if entry is None:
         raise InvalidParams(f"Unknown prompt: {name}")
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
@@ -46,7 +47,7 @@ async def get_prompt(call: Call) -> GetPromptResult | InputRequiredResult:
     if missing:
         raise InvalidParams(f"Missing required prompt argument: {', '.join(missing)}")
     call.request.arguments = arguments
-    attach_inputs(call, target=name, arguments=arguments)
+    await attach_inputs(call, target=name, arguments=arguments)
     try:
         produced = await invoke(
             entry.component, entry.handler, call.request, values=arguments, emit=call.emit

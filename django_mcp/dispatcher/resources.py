@@ -9,15 +9,19 @@ resource's URI and MIME type; empty contents are never answered. The cache
 hint is the resource's own (``ttlMs``/``cacheScope``), forced private for
 a resource guarded by permissions, ``authorize()`` or a login, and for a
 retry carrying input (multi round-trip).
+
+A 2025-11-25 ``resources/subscribe`` is refused for a URI the caller may
+not read, with the same error as an unknown URI.
 """
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 import msgspec
 
-from django_mcp.auth import can_use
+from django_mcp.auth import can_use, can_use_unknown
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required, is_continuation
 from django_mcp.dispatcher.invoke import invoke, report_failure
@@ -62,15 +66,23 @@ async def list_resource_templates(call: Call) -> ListResourceTemplatesResult:
 async def find_resource(
     compiled: CompiledServer, uri: str, request: McpRequest
 ) -> tuple[CompiledResource, dict[str, Any]]:
-    """Return the resource serving ``uri`` and its variables, or raise not found."""
+    """Return the resource serving ``uri`` and its variables, or raise not found.
+
+    A URI nothing matches costs the permission lookup a hidden one would.
+    """
     entry = compiled.resources.get(uri)
+    matched = entry is not None
     if entry is not None and await can_use(entry, request):
         return entry, {}
     for template_entry in compiled.templates.values():
         assert template_entry.template is not None
         variables = template_entry.template.match(uri)
-        if variables is not None and await can_use(template_entry, request):
-            return template_entry, variables
+        if variables is not None:
+            matched = True
+            if await can_use(template_entry, request):
+                return template_entry, variables
+    if not matched:
+        await can_use_unknown(chain(compiled.resources.values(), compiled.templates.values()), request)
     raise ResourceNotFound(data={"uri": uri})
 
 
@@ -83,7 +95,7 @@ async def read_resource(call: Call) -> ReadResourceResult | InputRequiredResult:
     entry, variables = await find_resource(call.compiled, uri, request)
     request.uri = uri
     request.uri_variables = variables
-    attach_inputs(call, target=uri, arguments=None)
+    await attach_inputs(call, target=uri, arguments=None)
     try:
         produced = await invoke(entry.component, entry.handler, request, values=variables, emit=call.emit)
         result = resource_result(produced, uri, entry.mime_type)
@@ -126,8 +138,14 @@ def _session_uri(call: Call) -> str:
 
 
 async def subscribe(call: Call) -> EmptyResult:
-    """Watch ``uri`` for the session (2025-11-25 ``resources/subscribe``)."""
-    await call.ctx.session.subscribe(_session_uri(call))
+    """Watch ``uri`` for the session (2025-11-25 ``resources/subscribe``).
+
+    A URI the caller may not read is refused exactly like an unknown one:
+    updates reveal activity.
+    """
+    uri = _session_uri(call)
+    await find_resource(call.compiled, uri, call.request)
+    await call.ctx.session.subscribe(uri)
     return EmptyResult()
 
 

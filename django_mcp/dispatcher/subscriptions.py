@@ -7,32 +7,67 @@ requested filter this server honours: list changes only for features it
 offers with ``listChanged``, resource subscriptions only when it offers
 ``resources.subscribe`` and only for URIs the caller may read (change
 notifications reveal activity). After it, each matching change event
-becomes a notification; every message carries
+becomes a notification; an update of a sub-resource is delivered only when
+the caller may read that exact URI too. Every message carries
 ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's
 id. Progress and log messages never appear here.
 
 A 2025-11-25 session gets the same events without subscription ids: list
 changes for advertised features, resource updates for subscribed URIs and
-their sub-resources (2025-11-25 server/resources).
+their sub-resources (2025-11-25 server/resources), each only when the
+stream's caller may read the updated URI.
 
-Both end when the transport stops iterating (client gone) or the server
-shuts down.
+Readability is decided once per URI for the life of a stream (at most
+``MAX_VERDICTS`` remembered at a time).
+
+Both end when the transport stops iterating (client gone), and on the
+server's side: when the stream can no longer be given every change (more
+than ``MCP_STREAM_BUFFER`` events pending, or the event backend lost its
+connection: ``EventsLost``) or the server shuts down (``CLOSING``). Then a
+listen stream's last message is its ``SubscriptionsListenResult`` (MCP
+2026-07-28 basic/patterns/subscriptions), so the client listens again and
+re-lists what it shows; a 2025-11-25 stream just ends. While the event
+backend cannot deliver at all, a new stream is refused before its first
+message with ``NotificationsUnavailable`` (-32603, HTTP 503 with
+``Retry-After``).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
-from django_mcp.dispatcher.codec import encode_notification
-from django_mcp.events import Event, get_backend
+from django_mcp.dispatcher.admission import ServerBusy
+from django_mcp.dispatcher.closing import CLOSING
+from django_mcp.dispatcher.codec import encode_notification, encode_response
+from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams
 from django_mcp.protocol._base import UNSET
 from django_mcp.server.compiler import CompiledServer
 
-__all__ = ["SUBSCRIPTION_ID", "honoured_filter", "listen", "session_notifications", "watches"]
+__all__ = [
+    "MAX_VERDICTS",
+    "SUBSCRIPTION_ID",
+    "NotificationsUnavailable",
+    "Readable",
+    "honoured_filter",
+    "listen",
+    "session_notifications",
+    "watches",
+]
+
+logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+
+MAX_VERDICTS: Final = 1024
+"""How many per-URI readability verdicts one stream remembers."""
+
+#: Tell whether the stream's caller may read a URI.
+Readable = Callable[[str], Awaitable[bool]]
 
 _LIST_CHANGED: Final = {
     "tools": "notifications/tools/list_changed",
@@ -46,10 +81,37 @@ _LIST_FLAGS: Final = {
 }
 
 
+class NotificationsUnavailable(ServerBusy):
+    """The event backend cannot deliver change notifications now (e.g. Redis is down)."""
+
+    default_message = "Change notifications are unavailable right now: retry later"
+
+    def __init__(self, message: str | None = None, *, retry_after: float = 1) -> None:
+        super().__init__(message)
+        #: Seconds after which listening may work again.
+        self.retry_after = retry_after
+
+
 def watches(watched: Iterable[str], uri: str) -> bool:
     """Return True when a subscription to any of ``watched`` covers ``uri``."""
     # A change to a sub-resource counts for the subscribed parent URI.
     return any(uri == base or uri.startswith(base.rstrip("/") + "/") for base in watched)
+
+
+class _Verdicts:
+    """Remember, for one stream, whether its caller may read each URI."""
+
+    def __init__(self, readable: Readable) -> None:
+        self._readable = readable
+        self._known: dict[str, bool] = {}
+
+    async def __call__(self, uri: str) -> bool:
+        verdict = self._known.get(uri)
+        if verdict is None:
+            if len(self._known) >= MAX_VERDICTS:
+                self._known.clear()
+            verdict = self._known[uri] = await self._readable(uri)
+        return verdict
 
 
 def _offered(compiled: CompiledServer) -> dict[str, str]:
@@ -84,61 +146,110 @@ async def listen(
     compiled: CompiledServer,
     request_id: Any,
     honoured: dict[str, Any],
-    readable: Callable[[str], Awaitable[bool]],
+    readable: Readable,
 ) -> AsyncIterator[bytes]:
     """Yield the acknowledgement, then matching notifications, as encoded messages.
 
     ``honoured`` comes from ``honoured_filter``; ``readable(uri)`` tells
-    whether the caller may read a subscribed URI.
+    whether the caller may read a URI, subscribed or updated.
     """
+    may_read = _Verdicts(readable)
     if "resourceSubscriptions" in honoured:
         honoured["resourceSubscriptions"] = [
-            uri for uri in honoured["resourceSubscriptions"] if await readable(uri)
+            uri for uri in honoured["resourceSubscriptions"] if await may_read(uri)
         ]
     meta = {SUBSCRIPTION_ID: request_id}
     offered = _offered(compiled)
     lists = {kind: offered[kind] for flag, kind in _LIST_FLAGS.items() if honoured.get(flag)}
     watched = honoured.get("resourceSubscriptions") or ()
-    async with get_backend().listen() as events:
+    reason = "the server is shutting down"
+    async with contextlib.AsyncExitStack() as stack:
+        events = await _listening(stack)
         # Acknowledge only once listening, so no change can slip between.
         yield encode_notification(
             "notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": meta}
         )
-        async for event in events:
-            if event.server != compiled.key:
-                continue
-            if event.kind == "resource_updated":
-                if event.uri is not None and watches(watched, event.uri):
-                    yield encode_notification(
-                        "notifications/resources/updated", {"uri": event.uri, "_meta": meta}
-                    )
-            elif event.kind in lists:
-                yield encode_notification(lists[event.kind], {"_meta": meta})
+        try:
+            async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
+                if event.server != compiled.key:
+                    continue
+                if event.kind == "resource_updated":
+                    # A sub-resource may be guarded where its parent is not.
+                    uri = event.uri
+                    if uri is not None and watches(watched, uri) and await may_read(uri):
+                        yield encode_notification(
+                            "notifications/resources/updated", {"uri": event.uri, "_meta": meta}
+                        )
+                elif event.kind in lists:
+                    yield encode_notification(lists[event.kind], {"_meta": meta})
+        except EventsLost as lost:
+            reason = lost.reason
+    logger.info("subscriptions/listen %r ended by the server: %s", request_id, reason)
+    yield encode_response(request_id, {"resultType": "complete", "_meta": meta})
 
 
 async def session_notifications(
-    compiled: CompiledServer, current: Callable[[], Awaitable[Any]]
+    compiled: CompiledServer, current: Callable[[], Awaitable[Any]], readable: Readable
 ) -> AsyncIterator[bytes]:
     """Yield a 2025-11-25 session's change notifications (no subscription ids).
 
     ``current()`` returns the session as it is now (its subscriptions may
     change while the stream is open), or None once it has ended, which ends
     the stream at the next event. An empty item is yielded once listening,
-    so the transport can flush its headers.
+    so the transport can flush its headers. ``readable(uri)`` tells whether
+    the stream's caller may read an updated URI.
     """
     offered = _offered(compiled)
-    async with get_backend().listen() as events:
+    may_read = _Verdicts(readable)
+    async with contextlib.AsyncExitStack() as stack:
+        events = await _listening(stack)
         yield b""
-        async for event in events:
-            if not _for_session(event, compiled.key, offered):
-                continue
-            session = await current()
-            if session is None:
+        try:
+            async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
+                if not _for_session(event, compiled.key, offered):
+                    continue
+                session = await current()
+                if session is None:
+                    return
+                if event.kind != "resource_updated":
+                    yield encode_notification(offered[event.kind])
+                elif event.uri is not None and session.watches(event.uri) and await may_read(event.uri):
+                    yield encode_notification("notifications/resources/updated", {"uri": event.uri})
+        except EventsLost as lost:
+            logger.info("A 2025-11-25 session stream ended: %s", lost.reason)
+
+
+async def _listening(stack: contextlib.AsyncExitStack) -> AsyncIterator[Event]:
+    """Start listening for the life of ``stack``; refuse while the backend cannot deliver."""
+    try:
+        return await stack.enter_async_context(get_backend().listen())
+    except EventsUnavailable as exc:
+        logger.warning("Refused an MCP event stream: %s", exc.reason)
+        raise NotificationsUnavailable(retry_after=exc.retry_after) from None
+
+
+async def _until_closing(events: AsyncIterator[Event]) -> AsyncGenerator[Event, None]:
+    """Yield ``events`` until the server shuts down (``EventsLost`` passes through)."""
+    closing = asyncio.ensure_future(CLOSING.wait())
+    step: asyncio.Future[Event] | None = None
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(events))
+            await asyncio.wait((step, closing), return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
                 return
-            if event.kind != "resource_updated":
-                yield encode_notification(offered[event.kind])
-            elif event.uri is not None and session.watches(event.uri):
-                yield encode_notification("notifications/resources/updated", {"uri": event.uri})
+            try:
+                event = step.result()
+            except StopAsyncIteration:
+                return
+            step = None
+            yield event
+    finally:
+        for pending in (step, closing):
+            if pending is not None and not pending.done():
+                pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending
 
 
 def _for_session(event: Event, key: str, offered: Mapping[str, str]) -> bool:

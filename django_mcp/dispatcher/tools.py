@@ -3,7 +3,8 @@
 What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
 
 1. ``params.name`` must name a tool this caller may use; an unknown and a
-   hidden tool answer the same -32602 "Unknown tool".
+   hidden tool answer the same -32602 "Unknown tool", at the same cost (an
+   unknown name costs the permission lookup a hidden tool would).
 2. ``MCP_RATE_LIMIT`` is counted for the caller; over it, an ``isError``
    result "Rate limit exceeded".
 3. ``params.arguments`` (an object, default ``{}``) is validated against
@@ -20,6 +21,10 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
    execution failed", never with its text. ``McpError`` passes through as a
    JSON-RPC error.
 
+A tool declaring ``task`` support may instead be answered with a task
+(``tasks.py``) between steps 3 and 4: its handler then runs later, in a
+Tasks framework worker, through ``run_handler()`` as well.
+
 The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
 shaping) is the dispatcher's, in ``eras.py``.
 """
@@ -31,21 +36,24 @@ from typing import Any
 
 import msgspec
 
-from django_mcp.auth import can_use
+from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
-from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required
+from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import page
 from django_mcp.dispatcher.shape import ShapeError, tool_result
+from django_mcp.dispatcher.tasks import start_if_task
 from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult, ListToolsResult
+from django_mcp.protocol.tasks import CreateTaskResult
 from django_mcp.ratelimit import allow_tool_call
+from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema, schema_error, validate
-from django_mcp.server.compiler import CompiledTool
+from django_mcp.server.compiler import CompiledServer, CompiledTool
 
-__all__ = ["call_tool", "find_tool", "list_tools"]
+__all__ = ["call_tool", "find_tool", "list_tools", "payload_for", "run_handler", "visible_tool"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,19 +67,25 @@ async def list_tools(call: Call) -> ListToolsResult:
     return ListToolsResult(tools=tuple(e.definition for e in entries), next_cursor=cursor)
 
 
+async def visible_tool(compiled: CompiledServer, name: str, request: McpRequest) -> CompiledTool | None:
+    """Return the tool ``name`` names if this caller may use it, else None.
+
+    An unknown name costs the permission lookup a hidden tool would.
+    """
+    return await find_usable(compiled.tools, name, request)
+
+
 async def find_tool(call: Call, name: Any) -> CompiledTool:
     """Return the tool ``name`` names for this caller, or raise -32602."""
     if not isinstance(name, str):
         raise InvalidParams("tools/call needs a string name")
-    entry = call.compiled.tools.get(name)
-    if entry is None or (
-        (entry.permissions or entry.has_authorize) and not await can_use(entry, call.request)
-    ):
+    entry = await visible_tool(call.compiled, name, call.request)
+    if entry is None:
         raise InvalidParams(f"Unknown tool: {name}")
     return entry
 
 
-async def call_tool(call: Call) -> CallToolResult | InputRequiredResult:
+async def call_tool(call: Call) -> CallToolResult | InputRequiredResult | CreateTaskResult:
     """Run a tool and return its result (tool failures are ``isError``)."""
     params = call.params
     entry = await find_tool(call, params.get("name"))
@@ -85,27 +99,50 @@ async def call_tool(call: Call) -> CallToolResult | InputRequiredResult:
     if not isinstance(arguments, dict):
         raise InvalidParams("tools/call arguments must be an object")
     if "inputResponses" in params or "requestState" in params:
-        attach_inputs(call, target=name, arguments=arguments)
+        await attach_inputs(call, target=name, arguments=arguments)
     try:
-        payload = await _payload(entry, arguments)
+        payload = await payload_for(entry, arguments)
     except SchemaValidationError as exc:
         return _tool_error(f"Invalid tool arguments: {exc}")
+    if entry.task is not None:
+        answered = await start_if_task(call, entry, payload, arguments)
+        if answered is not None:
+            return answered
+    return await run_handler(call, entry, payload, arguments)
+
+
+async def run_handler(
+    call: Call, entry: CompiledTool, payload: Any, arguments: dict[str, Any]
+) -> CallToolResult | InputRequiredResult:
+    """Run the tool's handler and return its result (tool failures are ``isError``).
+
+    An ``InputRequiredResult`` is checked and its ``requestState`` sealed,
+    except in a call running as a task, which keeps its state itself.
+    """
     try:
         produced = await invoke(entry.component, entry.handler, call.request, payload=payload, emit=call.emit)
         result = tool_result(produced)
         if isinstance(result, InputRequiredResult):
-            return finish_input_required(call, result, target=name, arguments=arguments)
+            if call.request.task is not None:
+                check_input_requests(result, call.request)
+                return result
+            return finish_input_required(call, result, target=entry.name, arguments=arguments)
         if not result.isError and entry.output_type is not None:
             await _check_output(entry, result)
         return result
     except McpError:
         raise
     except Exception as exc:  # a tool failure is a result, not a protocol error
-        report_failure(call.request, exc, f"tool {name!r}")
+        report_failure(call.request, exc, f"tool {entry.name!r}")
         return _tool_error("Tool execution failed")
 
 
-async def _payload(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
+async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
+    """Return the tool's validated payload built from ``arguments``.
+
+    Raises:
+        SchemaValidationError: the arguments do not fit the tool's input.
+    """
     input_type = entry.input_type
     if input_type is None:
         if arguments:

@@ -6,12 +6,22 @@ code, sync or async, in any worker. The configured backend
 (``MCP_EVENT_BACKEND``) carries the event to every process holding
 ``subscriptions/listen`` streams (2026-07-28) or legacy GET streams: the
 in-process default serves a single process, the Redis backend many.
+Announcing never blocks on the backend's server for long, and never
+raises because it is unreachable: a change notification is best effort.
+
+A backend spanning processes also forwards small control messages between
+them (``EventBackend.forward``); ``on_forwarded`` registers what handles
+them in the receiving process.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from django.core.exceptions import ImproperlyConfigured
@@ -20,18 +30,25 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_setting
-from django_mcp.events.base import EventBackend
+from django_mcp.events.base import EventBackend, EventsLost, EventsUnavailable, ForwardFailed
 
 __all__ = [
     "Event",
     "EventBackend",
+    "EventsLost",
+    "EventsUnavailable",
+    "ForwardFailed",
     "get_backend",
+    "handle_forwarded",
+    "on_forwarded",
     "prompts_changed",
     "resource_updated",
     "resources_changed",
     "server_key",
     "tools_changed",
 ]
+
+logger = logging.getLogger(__name__)
 
 EventKind = Literal["tools", "prompts", "resources", "resource_updated"]
 
@@ -65,8 +82,35 @@ def get_backend() -> EventBackend:
 
 @receiver(setting_changed)
 def _reset(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("MCP_EVENT_BACKEND", "MCP_REDIS_URL"):
+    if setting in ("MCP_EVENT_BACKEND", "MCP_REDIS_URL", "MCP_EVENT_NAMESPACE", "SECRET_KEY"):
         get_backend.cache_clear()
+
+
+#: Handles one forwarded message; True when it was for this process.
+ForwardedHandler = Callable[[Mapping[str, Any]], bool]
+
+_handlers_lock = threading.Lock()
+_handlers: list[weakref.WeakMethod[ForwardedHandler]] = []
+
+
+def on_forwarded(handler: ForwardedHandler) -> None:
+    """Offer every message other processes forward to ``handler`` (a bound method, held weakly)."""
+    with _handlers_lock:
+        _handlers.append(weakref.WeakMethod(handler))
+
+
+def handle_forwarded(message: Mapping[str, Any]) -> bool:
+    """Offer a forwarded ``message`` to this process's handlers; True once one took it."""
+    with _handlers_lock:
+        _handlers[:] = [ref for ref in _handlers if ref() is not None]
+        handlers = [ref() for ref in _handlers]
+    for handler in handlers:
+        try:
+            if handler is not None and handler(message):
+                return True
+        except Exception:  # one broken handler must not stop the others
+            logger.exception("A handler of a forwarded MCP message failed")
+    return False
 
 
 def tools_changed(server: Any) -> None:

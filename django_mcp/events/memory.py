@@ -4,6 +4,11 @@ It is the default and needs no service, but events do not cross processes:
 with several workers, use ``django_mcp.events.redis.RedisEventBackend``.
 Publishing is thread-safe: sync code (a sync view, a signal handler, a sync
 tool running in a worker thread) hands events to each listener's loop.
+
+Each listener holds at most ``MCP_STREAM_BUFFER`` events its stream has not
+taken yet. One that falls further behind does not silently miss events:
+its pending events are dropped and its iterator raises ``EventsLost``, so
+its stream ends and its client lists again.
 """
 
 from __future__ import annotations
@@ -14,15 +19,43 @@ import threading
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from django_mcp.events.base import EventBackend
+from django_mcp.conf import get_setting
+from django_mcp.events.base import EventBackend, EventsLost
 
 if TYPE_CHECKING:
     from django_mcp.events import Event
 
 __all__ = ["MemoryEventBackend"]
 
-# Bound per listener so one stalled stream cannot grow memory without limit.
-_QUEUE_SIZE = 1000
+
+class _Listener:
+    """One stream's queue of events, on its own event loop."""
+
+    __slots__ = ("loop", "lost", "queue")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
+        self.loop = loop
+        # One slot more than the buffer: room for the end marker.
+        self.queue: asyncio.Queue[Event | EventsLost] = asyncio.Queue(size + 1)
+        self.lost: EventsLost | None = None
+
+    def offer(self, event: Event) -> None:
+        """Queue ``event`` (on the listener's loop); past the buffer, end the stream."""
+        if self.lost is not None:
+            return
+        if self.queue.qsize() >= self.queue.maxsize - 1:
+            self.end(f"more than {self.queue.maxsize - 1} change events were pending (MCP_STREAM_BUFFER)")
+        else:
+            self.queue.put_nowait(event)
+
+    def end(self, reason: str) -> None:
+        """Drop what is pending and make the iterator raise ``EventsLost`` (on the loop)."""
+        if self.lost is not None:
+            return
+        self.lost = EventsLost(reason)
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(self.lost)
 
 
 class MemoryEventBackend(EventBackend):
@@ -30,37 +63,52 @@ class MemoryEventBackend(EventBackend):
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._listeners: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Event]]] = set()
+        self._listeners: set[_Listener] = set()
 
     def publish(self, event: Event) -> None:
         """Queue ``event`` for every listener of this process."""
-        with self._lock:
-            listeners = list(self._listeners)
-        for loop, queue in listeners:
+        for listener in self._snapshot():
             try:
-                loop.call_soon_threadsafe(_offer, queue, event)
+                listener.loop.call_soon_threadsafe(listener.offer, event)
             except RuntimeError:  # that listener's loop has closed
                 continue
+
+    def deliver(self, event: Event, *, loop: asyncio.AbstractEventLoop) -> None:
+        """Queue ``event`` for the listeners of ``loop``; call it on that loop."""
+        for listener in self._snapshot():
+            if listener.loop is loop:
+                listener.offer(event)
+
+    def end_listeners(self, reason: str, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """End every listener (of ``loop`` only, when given): they raise ``EventsLost``."""
+        for listener in self._snapshot():
+            if loop is not None and listener.loop is not loop:
+                continue
+            try:
+                listener.loop.call_soon_threadsafe(listener.end, reason)
+            except RuntimeError:
+                continue
+
+    def _snapshot(self) -> list[_Listener]:
+        with self._lock:
+            return list(self._listeners)
 
     @contextlib.asynccontextmanager
     async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
         """Register a listener for the duration of the ``async with`` block."""
-        queue: asyncio.Queue[Event] = asyncio.Queue(_QUEUE_SIZE)
-        key = (asyncio.get_running_loop(), queue)
+        listener = _Listener(asyncio.get_running_loop(), get_setting("MCP_STREAM_BUFFER"))
         with self._lock:
-            self._listeners.add(key)
+            self._listeners.add(listener)
         try:
-            yield _drain(queue)
+            yield _drain(listener.queue)
         finally:
             with self._lock:
-                self._listeners.discard(key)
+                self._listeners.discard(listener)
 
 
-def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
-    with contextlib.suppress(asyncio.QueueFull):
-        queue.put_nowait(event)
-
-
-async def _drain(queue: asyncio.Queue[Event]) -> AsyncIterator[Event]:
+async def _drain(queue: asyncio.Queue[Event | EventsLost]) -> AsyncIterator[Event]:
     while True:
-        yield await queue.get()
+        item = await queue.get()
+        if isinstance(item, EventsLost):
+            raise item
+        yield item

@@ -11,6 +11,7 @@ neither set. The dispatcher only ever sees compiled entries.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 import re
 import threading
@@ -33,6 +34,7 @@ from django_mcp.protocol.definitions import (
     ToolAnnotationsDefinition,
     ToolDefinition,
 )
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.response import ContentAnnotations, check_meta_keys
 from django_mcp.schemas import has_rules
 from django_mcp.server._json_schema import compile_validator
@@ -58,6 +60,7 @@ __all__ = [
     "CompiledServer",
     "CompiledTool",
     "compile_server",
+    "compiled_server",
     "default_name",
 ]
 
@@ -91,6 +94,12 @@ class CompiledTool(_Entry):
     #: True when the ``Schema`` input has ``@rule`` methods to run after
     #: decoding; without any, ``msgspec.convert`` alone validates it.
     input_rules: bool = False
+    #: "optional" or "required" when calls may run as tasks, else None.
+    task: str | None = None
+    #: ``prepare()``: runs before a task is created (None: not defined).
+    prepare: Handler | None = None
+    #: ``use_task()``: decides whether an optional-task call is a task.
+    use_task: Handler | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -161,6 +170,18 @@ def compile_server(server: type[Server]) -> CompiledServer:
     return compiled
 
 
+def compiled_server(key: str) -> CompiledServer | None:
+    """Return the server compiled in this process whose ``key`` is ``key``, else None.
+
+    A task's background run finds its server this way (``key`` is stored
+    with the task), whatever module the server class lives in.
+    """
+    for compiled in tuple(_cache.values()):
+        if compiled.key == key:
+            return compiled
+    return None
+
+
 def default_name(component: type[Any], suffix: str) -> str:
     """Return the kebab-case class name without its ``suffix``.
 
@@ -183,6 +204,7 @@ def _compile(declared: Any) -> CompiledServer:
     if not (isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True):
         raise ImproperlyConfigured(f"compile_server() needs a Server subclass, got {server!r}")
     label = f"{server.__module__}.{server.__qualname__}"
+    _refuse_misspellings(server, label)
     for field in ("name", "version"):
         if not isinstance(getattr(server, field), str) or not getattr(server, field):
             raise ImproperlyConfigured(f"{label}.{field} must be a non-empty string")
@@ -257,6 +279,7 @@ def _capabilities(
         prompts=dict(changed) if prompts else UNSET,
         completions={} if (prompts or templates) else UNSET,
         logging={},
+        extensions={TASKS_EXTENSION: {}} if any(t.task for t in tools.values()) else UNSET,
     )
 
 
@@ -286,8 +309,40 @@ def _add_unique(target: dict[str, Any], key: str, entry: _Entry, label: str, wha
 # ------------------------------------------------------------- components
 
 
+def _refuse_misspellings(declared: type[Any], label: str) -> None:
+    """Refuse a class attribute that looks like a misspelt declaration.
+
+    ``tool = (MyTool,)`` on a Server would otherwise serve an empty server.
+    Attributes the django_mcp base classes declare are known; a data
+    attribute of the user's classes that is not known but close to a known
+    one (``mimetype``, ``uri_templates``, ``resource``) is a mistake. Other
+    attributes (helpers, constants) and methods are the user's own.
+    """
+    known = {
+        name
+        for base in declared.__mro__
+        if base.__module__.startswith("django_mcp.")
+        for name in vars(base)
+        if not name.startswith("_")
+    }
+    for base in declared.__mro__:
+        if base.__module__.startswith("django_mcp.") or base is object:
+            continue
+        for name, value in vars(base).items():
+            if name.startswith("_") or name in known or callable(value):
+                continue
+            if isinstance(value, staticmethod | classmethod | property):
+                continue
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+            if close:
+                raise ImproperlyConfigured(
+                    f"{label}.{name} is not something django_mcp reads: did you mean {close[0]!r}?"
+                )
+
+
 def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str, Any]:
     label = _qual(component)
+    _refuse_misspellings(component, label)
     name = component.__dict__.get("name") or default_name(component, suffix)
     if not isinstance(name, str) or not name:
         raise ImproperlyConfigured(f"{label}.name must be a non-empty string")
@@ -334,7 +389,9 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
     annotations = component.annotations
     if annotations is not None and not isinstance(annotations, ToolAnnotations):
         raise ImproperlyConfigured(f"{label}.annotations must be a ToolAnnotations")
-    handler = plan_handler(component, "handle", label, allowed=("payload",) if input_type is not None else ())
+    allowed: tuple[str, ...] = ("payload",) if input_type is not None else ()
+    handler = plan_handler(component, "handle", label, allowed=allowed)
+    task, prepare, use_task = _task_support(component, label, allowed)
     definition = ToolDefinition(
         name=common["name"],
         input_schema=published_input,
@@ -358,7 +415,38 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
         input_validator=input_validator,
         output_validator=output_validator,
         input_rules=isinstance(input_type, type) and has_rules(input_type),
+        task=task,
+        prepare=prepare,
+        use_task=use_task,
     )
+
+
+def _task_support(
+    component: type[Any], label: str, allowed: tuple[str, ...]
+) -> tuple[str | None, Handler | None, Handler | None]:
+    """Return a tool's ``task`` declaration and its ``prepare``/``use_task`` plans."""
+    task = component.task
+    if task not in (None, "optional", "required"):
+        raise ImproperlyConfigured(
+            f"{label}.task must be None, 'optional' or 'required', got {task!r}: 'optional' lets "
+            "the server run a call as a task, 'required' always does"
+        )
+    plans: dict[str, Handler | None] = {}
+    for method in ("prepare", "use_task"):
+        if inspect.getattr_static(component, method, None) is None:
+            plans[method] = None
+        elif task is None:
+            raise ImproperlyConfigured(
+                f"{label} defines {method}() but no task support: set task = 'optional' or 'required'"
+            )
+        else:
+            plans[method] = plan_handler(component, method, label, allowed=allowed)
+    if task == "required" and plans["use_task"] is not None:
+        raise ImproperlyConfigured(
+            f"{label}.use_task() is never called: task = 'required' always runs calls as tasks "
+            "(declare task = 'optional' to decide per call)"
+        )
+    return task, plans["prepare"], plans["use_task"]
 
 
 def _compile_resource(component: type[Resource]) -> CompiledResource:

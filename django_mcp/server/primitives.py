@@ -204,6 +204,15 @@ class Tool(_Component, Generic[InputT, OutputT]):
     and ``output`` class attributes. A tool without input defines
     ``handle(self)``; otherwise ``handle(self, payload)``. A parameter
     annotated ``McpRequest`` receives the request context.
+
+    ``task`` lets a call run in the background as a task (the
+    ``io.modelcontextprotocol/tasks`` extension, for clients that declare
+    it): ``"optional"`` runs it as a task unless ``use_task()`` (taking the
+    payload and/or an ``McpRequest``, returning a bool) says otherwise,
+    ``"required"`` always (a client without the extension gets -32021).
+    ``prepare()`` (same parameters) runs first, in the request itself, and
+    may return ``input_required(...)`` to ask the client before any task
+    exists. See ``docs/tasks.md``.
     """
 
     _suffix = "Tool"
@@ -211,6 +220,8 @@ class Tool(_Component, Generic[InputT, OutputT]):
     input: ClassVar[Any] = None
     output: ClassVar[Any] = None
     annotations: ClassVar[ToolAnnotations | None] = None
+    #: "optional", "required" or None: may calls run as tasks?
+    task: ClassVar[Literal["optional", "required"] | None] = None
 
     def __class_getitem__(cls, params: Any) -> Any:
         # Tool[Input] means "no output schema": pad to two type arguments.

@@ -14,6 +14,7 @@ import inspect
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
 from django.utils.module_loading import import_string
@@ -74,10 +75,12 @@ async def authenticate(
         auser = getattr(request, "auser", None)
         if auser is not None:
             user = await auser()
-        else:
+        elif apps.is_installed("django.contrib.auth"):
             from django.contrib.auth.models import AnonymousUser
 
             user = AnonymousUser()
+        # Without django.contrib.auth there is no identity: the caller is
+        # anonymous (None), which servers without identity needs accept.
     if getattr(server, "login_required", False) and not getattr(user, "is_authenticated", False):
         return None, challenge(request)
     return user, None

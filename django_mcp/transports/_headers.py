@@ -4,8 +4,10 @@ Rules (MCP 2026-07-28 basic/transports/streamable-http, SEP-2243):
 
 * ``MCP-Protocol-Version`` must equal ``_meta`` protocolVersion;
 * ``Mcp-Method`` must equal the body ``method`` (values are case-sensitive);
-* ``Mcp-Name`` must equal ``params.name`` (tools/call, prompts/get) or
-  ``params.uri`` (resources/read), surrounding whitespace ignored;
+* ``Mcp-Name`` must equal ``params.name`` (tools/call, prompts/get),
+  ``params.uri`` (resources/read) or ``params.taskId`` (tasks/get,
+  tasks/update, tasks/cancel of the tasks extension), surrounding
+  whitespace ignored;
 * ``Mcp-Param-<Name>`` must mirror each argument whose input-schema property
   carries ``"x-mcp-header": "<Name>"`` and whose value is present and not
   null; a header for an absent argument is a mismatch too. The map of those
@@ -30,6 +32,16 @@ from django_mcp.exceptions import HeaderMismatch
 __all__ = ["McpHeaders", "decode_value", "validate_headers"]
 
 _VALID_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
+# The body member ``Mcp-Name`` mirrors, per method (SEP-2243; tasks/*: SEP-2663
+# "Streamable HTTP: Routing Headers").
+_NAME_KEYS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 _BASE64 = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 
 
@@ -124,7 +136,7 @@ def validate_headers(
         raise HeaderMismatch(
             f"Header mismatch: Mcp-Method header value {sent_method!r} does not match body value {method!r}"
         )
-    name_key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+    name_key = _NAME_KEYS.get(method)
     if name_key is not None and isinstance(params.get(name_key), str):
         sent_name = headers.get("Mcp-Name")
         if sent_name is None:

@@ -5,18 +5,26 @@ share one endpoint:
 
 * 2026-07-28 (stateless): every POST names its version in ``params._meta``
   and the ``MCP-Protocol-Version`` header; ``Mcp-Method``, ``Mcp-Name`` and
-  ``Mcp-Param-*`` must agree with the body (``_headers.py``); GET and DELETE
-  are 405 for it.
+  ``Mcp-Param-*`` must agree with the body (``_headers.py``; ``Mcp-Param-*``
+  only for a tool the caller may use, so a hidden tool answers like an
+  unknown one); GET and DELETE are 405 for it.
 * 2025-11-25 (sessions): ``initialize`` mints an ``Mcp-Session-Id`` kept in
-  Django's cache; GET opens the session's notification stream, DELETE ends
-  it; server-to-client requests travel on the POST's SSE stream.
+  Django's cache, bound to its caller (another user's, or an anonymous
+  caller's, request finds no such session: 404), within
+  ``MCP_MAX_SESSION_SIZE`` (-32602 beyond) and ``MCP_MAX_SESSIONS_PER_CLIENT``
+  per ``MCP_SESSION_TIMEOUT`` (429 beyond); GET opens the session's one
+  notification stream (409 while it is open; resource updates only for URIs
+  the GET's own caller may read), DELETE ends the session and its stream;
+  server-to-client requests travel on the POST's SSE stream.
 
 A POST is answered with ``application/json``. It becomes a
 ``text/event-stream`` only when something can be sent before the result
 (a progress token or a log level was given, or a 2025-11-25 handler may ask
 its client for input) and is: then the answer streams, ending with the
 response. Only that case runs the request in a task of its own. Closing a
-2026-07-28 response stream cancels the request. ``subscriptions/listen`` is
+2026-07-28 response stream cancels the request; a 2025-11-25 request runs
+to completion (only ``notifications/cancelled`` cancels it there, 2025-11-25
+transports) and its result is dropped. ``subscriptions/listen`` is
 always a stream. Under WSGI the view serves plain JSON (notifications are
 dropped, streams refused).
 
@@ -31,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -38,11 +47,13 @@ from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.urls import Resolver404, resolve
 from django.utils.decorators import classonlymethod
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
 from django_mcp.dispatcher import Dispatcher, ServerBusy, dispatchers
+from django_mcp.dispatcher.closing import install_signal_handlers
 from django_mcp.dispatcher.codec import (
     CLIENT_REQUEST_TIMEOUT,
     Envelope,
@@ -54,22 +65,28 @@ from django_mcp.dispatcher.codec import (
     parse_message,
 )
 from django_mcp.dispatcher.context import META_VERSION, CallContext, legacy_context, modern_context
-from django_mcp.dispatcher.sessions import ClientRequestFailed, LegacySession
+from django_mcp.dispatcher.sessions import ClientRequestFailed, LegacySession, StreamClaim
 from django_mcp.exceptions import HeaderMismatch, InternalError, InvalidRequest, McpError, MethodNotFound
 from django_mcp.protocol.versions import LEGACY_VERSIONS, is_legacy
+from django_mcp.ratelimit import caller_identity, count_in_window, user_identity
 from django_mcp.server.server import Server
 from django_mcp.transports import _sse
 from django_mcp.transports._auth import authenticate
 from django_mcp.transports._headers import McpHeaders, validate_headers
 from django_mcp.transports._origin import origin_allowed
+from django_mcp.transports._threads import release_request_thread
 
-__all__ = ["McpView"]
+__all__ = ["McpView", "is_mcp_path"]
 
 logger = logging.getLogger(__name__)
 
 JSON = "application/json"
 SSE = "text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
+#: Seconds a client refused as busy should wait before retrying.
+RETRY_AFTER = "1"
+# Counter scope of the sessions each caller opened (ratelimit.count_in_window).
+_SESSIONS_COUNTED = "django_mcp:sessions-opened"
 
 
 class _Final:
@@ -91,6 +108,23 @@ class McpView(View):
     def as_view(cls, **initkwargs: Any) -> Any:  # noqa: N805 - a classonlymethod
         """Return the CSRF-exempt async view function."""
         return csrf_exempt(super().as_view(**initkwargs))
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        """Serve the request; an unexpected failure is a JSON -32603, never HTML.
+
+        Django would answer it with its 500 page (a traceback under
+        ``DEBUG``); an MCP client gets a JSON-RPC error without details.
+        """
+        # Every handler of this view is async: dispatch returns an awaitable.
+        answer: Awaitable[HttpResponseBase] = super().dispatch(request, *args, **kwargs)  # type: ignore[assignment]
+        return self._guarded(answer)
+
+    async def _guarded(self, answer: Awaitable[HttpResponseBase]) -> HttpResponseBase:
+        try:
+            return await answer
+        except Exception:
+            logger.exception("Unexpected error in the MCP view %s", type(self).__name__)
+            return _json_error(None, InternalError(), 500)
 
     # ---------------------------------------------------------------- POST
 
@@ -115,7 +149,7 @@ class McpView(View):
         if isinstance(body, HttpResponse):
             return body
         try:
-            envelope = parse_message(body)
+            envelope = parse_message(body, max_depth=settings.limits.max_json_depth)
         except McpError as error:
             # The message cannot be served at all (and so lacks the _meta a
             # modern request needs): always a 400, whatever the code.
@@ -130,7 +164,7 @@ class McpView(View):
         if session_id is not None:
             return await self._legacy(request, dispatcher, envelope, session_id, version_header, user)
         if envelope.method == "initialize" and not modern_meta:
-            return await self._initialize(dispatcher, envelope)
+            return await self._initialize(request, dispatcher, envelope, user)
         if (version_header is not None or isinstance(meta, dict)) and not (
             not modern_meta and version_header is not None and is_legacy(version_header)
         ):
@@ -157,55 +191,83 @@ class McpView(View):
             )
         if envelope.kind == "notification":
             # Core 2026-07-28 defines no client notification on HTTP; accept it.
-            return HttpResponse(status=202)
+            return _empty(202)
         try:
             ctx = modern_context(
                 envelope, http_request=request, user=user, version_header=version_header, header_required=True
             )
-            name = envelope.params.get("name") if envelope.method == "tools/call" else None
+            param_headers = None
+            if envelope.method == "tools/call" and dispatcher.mirrors_arguments:
+                # Mirrored arguments are checked only for a tool this caller
+                # may use: a hidden tool answers like an unknown one (and an
+                # unknown name costs the same lookup), from the dispatcher.
+                tool = await dispatcher.visible_tool(envelope, ctx)
+                param_headers = dispatcher.compiled.tool_headers.get(tool.name) if tool else None
             validate_headers(
                 headers,
                 method=envelope.method,
                 params=envelope.params,
-                param_headers=dispatcher.compiled.tool_headers.get(name) if isinstance(name, str) else None,
+                param_headers=param_headers,
             )
         except McpError as error:
             return _json_error(envelope.id, error, error.http_status)
         if envelope.method == "subscriptions/listen":
-            return self._listen(request, dispatcher, envelope, ctx)
+            return await self._listen(request, dispatcher, envelope, ctx)
         # An unknown method is answered by the dispatcher (-32601, HTTP 404).
         return await self._run(request, dispatcher, envelope, ctx)
 
-    def _listen(
+    async def _listen(
         self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext
     ) -> HttpResponseBase:
         if not isinstance(request, ASGIRequest):
             return _json_error(envelope.id, MethodNotFound("subscriptions/listen needs an ASGI server"), 404)
         try:
-            stream = dispatcher.listen(envelope, ctx)
+            stream = await _started(dispatcher.listen(envelope, ctx))
         except MethodNotFound as error:
             return _json_error(envelope.id, error, error.http_status)
+        except ServerBusy as error:  # MCP_MAX_STREAMS, or no working event backend
+            return _busy(envelope.id, error)
         except McpError as error:
             return _json_error(envelope.id, error, 400)
         return _sse_response(_with_keepalive(stream, dispatcher.settings.sse_keepalive))
 
     # ------------------------------------------------------------- legacy
 
-    async def _initialize(self, dispatcher: Dispatcher, envelope: Envelope) -> HttpResponseBase:
+    async def _initialize(
+        self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope, user: Any
+    ) -> HttpResponseBase:
         if envelope.kind != "request":
             return _json_error(envelope.id, InvalidRequest("initialize must be a request"), 400)
+        settings = dispatcher.settings
         try:
-            handshake = dispatcher.initialize(envelope.params)
+            handshake = dispatcher.initialize(envelope.params, max_size=settings.max_session_size)
         except McpError as error:
             return _json_error(envelope.id, error, 200)
-        settings = dispatcher.settings
+        # Every session takes cache space until it idles out: bound how many
+        # one caller (user, else client address) opens per idle lifetime.
+        identity = caller_identity(user, request)
+        window = max(1, math.ceil(settings.session_timeout))
+        opened = await count_in_window(_SESSIONS_COUNTED, identity, window)
+        if opened.count > settings.max_sessions_per_client:
+            logger.warning(
+                "%s opened more than MCP_MAX_SESSIONS_PER_CLIENT (%d) sessions",
+                identity,
+                settings.max_sessions_per_client,
+            )
+            refused = _json_error(
+                envelope.id, InvalidRequest("Too many sessions: retry after Retry-After seconds"), 429
+            )
+            refused["Retry-After"] = str(opened.resets_in)
+            return refused
         session = await LegacySession.create(
             server=dispatcher.compiled.key,
             version=handshake.version,
             capabilities=handshake.capabilities,
             client_info=handshake.client_info,
+            owner=user_identity(user),
             cache_alias=settings.session_cache,
             timeout=settings.session_timeout,
+            max_size=settings.max_session_size,
         )
         response = HttpResponse(
             dispatcher.encode_raw_result(envelope.id, handshake.result), content_type=JSON
@@ -222,20 +284,26 @@ class McpView(View):
         version_header: str | None,
         user: Any,
     ) -> HttpResponseBase:
-        session = await _load_session(dispatcher, session_id)
+        session = await _load_session(dispatcher, session_id, user_identity(user))
         if session is None:
+            # Another caller's session is answered exactly like an unknown one.
             return _json_error(envelope.id, InvalidRequest("Session not found: initialize again"), 404)
         if version_header is not None and version_header not in LEGACY_VERSIONS:
             return _json_error(
                 envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version_header!r}"), 400
             )
-        if envelope.kind == "response":
-            dispatcher.pending.resolve(session.id, envelope.id, result=envelope.result, error=envelope.error)
-            return HttpResponse(status=202)
-        if envelope.kind == "notification":
-            if envelope.method == "notifications/cancelled":
-                dispatcher.legacy_calls.cancel(session.id, envelope.params.get("requestId"))
-            return HttpResponse(status=202)
+        if envelope.kind != "request":
+            # The request concerned may be served by another worker (relay.py).
+            try:
+                if envelope.kind == "response":
+                    await dispatcher.relay.answer(
+                        session.id, envelope.id, result=envelope.result, error=envelope.error
+                    )
+                elif envelope.method == "notifications/cancelled":
+                    await dispatcher.relay.cancel(session.id, envelope.params.get("requestId"))
+            except ServerBusy as error:  # AnswerNotDelivered
+                return _busy(None, error)
+            return _empty(202)
         if envelope.method == "initialize":
             return _json_error(envelope.id, InvalidRequest("Session already initialized"), 400)
         ctx = legacy_context(envelope, session, http_request=request, user=user)
@@ -266,49 +334,100 @@ class McpView(View):
         emit = _emitter(queue) if can_stream else None
         if legacy_session is not None and can_stream and asks_client:
             ctx.client_request = _client_requester(dispatcher, legacy_session, queue)
+        if legacy_session is not None:
+            # Its answers and cancellation may reach another worker first.
+            await dispatcher.relay.ready()
         task = asyncio.ensure_future(dispatcher.respond(envelope, ctx, emit))
         if legacy_session is not None:
             dispatcher.legacy_calls.add(legacy_session.id, envelope.id, task)
         task.add_done_callback(lambda _t: queue.put_nowait(_FINAL))
+        cancel_on_close = legacy_session is None
         try:
             first = await queue.get()
         except asyncio.CancelledError:
-            task.cancel()
+            _client_left(task, cancel=cancel_on_close)
             raise
         if isinstance(first, _Final):
             return _json_reply(_reply_of(task), ctx)
-        return _sse_response(_stream(first, queue, task))
+        return _sse_response(_stream(first, queue, task, cancel_on_close=cancel_on_close))
 
     # ------------------------------------------------------ GET and DELETE
 
     async def get(self, request: HttpRequest) -> HttpResponseBase:
-        """Open a legacy session's notification stream (405 without a session)."""
+        """Open a legacy session's notification stream (405 without a session).
+
+        One stream per session (2025-11-25 transports: a message goes to one
+        stream): a second GET while one is open is 409. The stream ends when
+        the session does: at once for a DELETE served by this process, else
+        at the next keep-alive interval, which re-checks the session.
+        """
         dispatcher = self._dispatcher()
-        session = await self._session(request, dispatcher)
-        if not isinstance(session, LegacySession):
-            return session
+        found = await self._session(request, dispatcher)
+        if isinstance(found, HttpResponse):
+            return found
+        session, user = found
         if not isinstance(request, ASGIRequest):
             # A WSGI worker cannot hold a stream open; legacy clients accept
-            # 405 as "no standalone stream" (2025-11-25 transports).
-            return _not_allowed()
+            # 405 as "no standalone stream" (2025-11-25 transports), and GET
+            # is then not among the allowed methods.
+            return _not_allowed("POST, DELETE")
         if SSE not in request.headers.get("Accept", ""):
-            return HttpResponse(status=406)
-        stream = dispatcher.session_notifications(lambda: _load_session(dispatcher, session.id))
-        return _sse_response(_with_keepalive(stream, dispatcher.settings.sse_keepalive))
+            return _json_error(None, InvalidRequest(f"Accept must allow {SSE}"), 406)
+        settings = dispatcher.settings
+        keepalive = settings.sse_keepalive
+        # The cross-process mark survives one missed renewal.
+        claim = await dispatcher.session_streams.claim(
+            session.id, cache_alias=settings.session_cache, lifetime=math.ceil(2 * keepalive) + 1
+        )
+        if claim is None:
+            return _json_error(
+                None, InvalidRequest("Conflict: the session's GET stream is already open"), 409
+            )
+
+        async def current() -> LegacySession | None:
+            return await _load_session(dispatcher, session.id, session.owner)
+
+        async def alive() -> bool:
+            if await current() is None:
+                return False
+            await claim.renew()
+            return True
+
+        # Resource updates reach the stream only for URIs its own caller
+        # may read, whoever subscribed them.
+        try:
+            notifications = dispatcher.session_notifications(current, user=user, http_request=request)
+            stream = await _started(notifications)
+        except ServerBusy as error:  # MCP_MAX_STREAMS, or no working event backend
+            await claim.arelease()
+            return _busy(None, error)
+        except BaseException:
+            await claim.arelease()
+            raise
+        events = _with_keepalive(stream, keepalive, alive=alive, ended=claim.ended)
+        return _sse_response(events, claim=claim)
 
     async def delete(self, request: HttpRequest) -> HttpResponseBase:
         """End a legacy session (405 without a session)."""
-        session = await self._session(request, self._dispatcher())
-        if not isinstance(session, LegacySession):
-            return session
+        dispatcher = self._dispatcher()
+        found = await self._session(request, dispatcher)
+        if isinstance(found, HttpResponse):
+            return found
+        session, _user = found
         await session.delete()
-        return HttpResponse(status=204)
+        # This process's GET stream of the session ends now; another
+        # process's at its next keep-alive.
+        dispatcher.session_streams.end(session.id)
+        return _empty(204)
 
-    async def _session(self, request: HttpRequest, dispatcher: Dispatcher) -> LegacySession | HttpResponse:
-        """Return the request's legacy session, or the response refusing it.
+    async def _session(
+        self, request: HttpRequest, dispatcher: Dispatcher
+    ) -> tuple[LegacySession, Any] | HttpResponse:
+        """Return the request's legacy session and user, or the response refusing it.
 
-        Host/Origin are checked first (403); no session header is 405, an
-        unknown or ended session 404.
+        Host/Origin are checked first (403); no session header is 405, a
+        refused authentication 401, and an unknown or ended session, or one
+        another caller opened, 404.
         """
         refused = self._refuse(request, dispatcher)
         if refused is not None:
@@ -316,10 +435,15 @@ class McpView(View):
         session_id = request.headers.get(SESSION_HEADER)
         if session_id is None:
             return _not_allowed()
-        session = await _load_session(dispatcher, session_id)
+        user, denied = await authenticate(
+            request, dispatcher.compiled.server, backends=dispatcher.settings.authentication_backends
+        )
+        if denied is not None:
+            return denied
+        session = await _load_session(dispatcher, session_id, user_identity(user))
         if session is None:
             return _json_error(None, InvalidRequest("Session not found"), 404)
-        return session
+        return session, user
 
     # ------------------------------------------------------------ helpers
 
@@ -369,6 +493,16 @@ class _DispatcherSlot:
         self.dispatcher: Dispatcher | None = None
 
 
+def is_mcp_path(path_info: str, urlconf: str | None = None) -> bool:
+    """Return True when ``path_info`` resolves to an ``McpView`` endpoint."""
+    try:
+        match = resolve(path_info, urlconf)
+    except Resolver404:
+        return False
+    view_class = getattr(match.func, "view_class", None)
+    return isinstance(view_class, type) and issubclass(view_class, McpView)
+
+
 def _view_for(server: type[Server], **options: Any) -> Any:
     return McpView.as_view(server=server, slot=_DispatcherSlot(), **options)
 
@@ -380,13 +514,15 @@ Server._view_factory = staticmethod(_view_for)
 # ------------------------------------------------------------------ helpers
 
 
-async def _load_session(dispatcher: Dispatcher, session_id: str) -> LegacySession | None:
+async def _load_session(dispatcher: Dispatcher, session_id: str, owner: str | None) -> LegacySession | None:
     settings = dispatcher.settings
     return await LegacySession.load(
         session_id,
         server=dispatcher.compiled.key,
+        owner=owner,
         cache_alias=settings.session_cache,
         timeout=settings.session_timeout,
+        max_size=settings.max_session_size,
     )
 
 
@@ -408,7 +544,15 @@ def _json_reply(reply: Reply, ctx: CallContext) -> HttpResponse:
     status = 200 if ctx.era == "legacy" and reply.error is not None else reply.status
     response = HttpResponse(reply.body, status=status, content_type=JSON)
     if isinstance(reply.error, ServerBusy):
-        response["Retry-After"] = "1"
+        response["Retry-After"] = RETRY_AFTER
+    return response
+
+
+def _busy(request_id: Any, error: ServerBusy) -> HttpResponse:
+    """Return the 503 refusing a request or a stream, with ``Retry-After``."""
+    response = _json_error(request_id, error, error.http_status)
+    retry_after = getattr(error, "retry_after", None)  # NotificationsUnavailable's
+    response["Retry-After"] = RETRY_AFTER if retry_after is None else str(math.ceil(retry_after))
     return response
 
 
@@ -427,9 +571,16 @@ def _emitter(queue: asyncio.Queue[bytes | _Final]) -> Callable[[str, dict[str, A
     return emit
 
 
-def _not_allowed() -> HttpResponse:
-    response = HttpResponse(status=405)
-    response["Allow"] = "POST, GET, DELETE"
+def _not_allowed(allow: str = "POST, GET, DELETE") -> HttpResponse:
+    response = _empty(405)
+    response["Allow"] = allow
+    return response
+
+
+def _empty(status: int) -> HttpResponse:
+    """Return a reply without a body, and so without a Content-Type."""
+    response = HttpResponse(status=status)
+    del response["Content-Type"]  # Django's default is text/html
     return response
 
 
@@ -462,15 +613,46 @@ def _json_error(request_id: Any, error: McpError, status: int) -> HttpResponse:
     return HttpResponse(encode_error(request_id, error), status=status, content_type=JSON)
 
 
-def _sse_response(stream: AsyncIterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(stream, content_type=SSE)
+class _ClaimedSseResponse(StreamingHttpResponse):
+    """A session's GET stream: frees the session's stream slot when closed.
+
+    Django closes every response it served, also when the client left
+    before the first event (when the stream's own ``finally`` never runs).
+    """
+
+    def __init__(self, stream: AsyncIterator[bytes], *, claim: StreamClaim, content_type: str) -> None:
+        super().__init__(stream, content_type=content_type)
+        self._claim = claim
+
+    def close(self) -> None:
+        """Free the stream slot, then close as usual."""
+        try:
+            self._claim.release()
+        finally:
+            super().close()
+
+
+async def _released_after(source: AsyncIterator[bytes], claim: StreamClaim) -> AsyncIterator[bytes]:
+    """Yield ``source``, then free the session's stream slot."""
+    try:
+        async for item in source:
+            yield item
+    finally:
+        await claim.arelease()
+
+
+def _sse_response(stream: AsyncIterator[bytes], *, claim: StreamClaim | None = None) -> StreamingHttpResponse:
+    if claim is None:
+        response = StreamingHttpResponse(stream, content_type=SSE)
+    else:
+        response = _ClaimedSseResponse(_released_after(stream, claim), claim=claim, content_type=SSE)
     for name, value in _sse.SSE_HEADERS.items():
         response[name] = value
     return response
 
 
 async def _stream(
-    first: bytes, queue: asyncio.Queue[bytes | _Final], task: asyncio.Future[Reply]
+    first: bytes, queue: asyncio.Queue[bytes | _Final], task: asyncio.Future[Reply], *, cancel_on_close: bool
 ) -> AsyncIterator[bytes]:
     """Yield queued messages as SSE events, ending with the response."""
     try:
@@ -482,9 +664,25 @@ async def _stream(
                 return
             yield _sse.event(item)
     finally:
-        # The client went away (2026-07-28: that cancels the request).
-        if not task.done():
-            task.cancel()
+        _client_left(task, cancel=cancel_on_close)
+
+
+def _client_left(task: asyncio.Future[Reply], *, cancel: bool) -> None:
+    """Handle a client gone before the request's result (nothing if it is done)."""
+    if task.done():
+        return
+    if cancel:
+        # 2026-07-28: closing the response stream cancels the request.
+        task.cancel()
+    else:
+        # 2025-11-25 transports: a disconnection is not a cancellation (only
+        # notifications/cancelled is); the handler runs to completion.
+        task.add_done_callback(_result_discarded)
+
+
+def _result_discarded(task: asyncio.Future[Reply]) -> None:
+    if not task.cancelled():
+        logger.debug("A 2025-11-25 request finished after its client left; its result is discarded")
 
 
 def _client_requester(
@@ -506,19 +704,69 @@ def _client_requester(
     return client_request
 
 
-async def _with_keepalive(source: AsyncIterator[bytes], interval: float) -> AsyncIterator[bytes]:
+async def _started(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """Return ``stream`` once its first item is ready, so a refusal keeps its own status.
+
+    A stream's first step starts listening to change events, which fails
+    while the event backend cannot deliver (``NotificationsUnavailable``):
+    the client must get that as a 503, not as a 200 stream that ends at
+    once. It also makes sure a server shutdown ends the stream
+    (``install_signal_handlers``).
+    """
+    install_signal_handlers()
+    try:
+        first = await anext(stream)
+    except StopAsyncIteration:
+        first = None
+    return _resumed(first, stream)
+
+
+async def _resumed(first: bytes | None, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """Yield ``first`` (unless None), then the rest of the stream it came from."""
+    try:
+        if first is not None:
+            yield first
+            async for item in rest:
+                yield item
+    finally:
+        aclose = getattr(rest, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def _with_keepalive(
+    source: AsyncIterator[bytes],
+    interval: float,
+    *,
+    alive: Callable[[], Awaitable[bool]] | None = None,
+    ended: asyncio.Event | None = None,
+) -> AsyncIterator[bytes]:
     """Yield SSE events from ``source``, with a comment when it stays idle.
 
     An empty item from ``source`` becomes a comment too ("the stream is live").
+    ``alive()`` is awaited at least every ``interval`` seconds and ends the
+    stream when it returns False; setting ``ended`` ends it at once. A
+    long-lived stream holds no thread: the request's is released first.
     """
+    release_request_thread()
     iterator = source.__aiter__()
     step: asyncio.Future[bytes] | None = None
+    stop = asyncio.ensure_future(ended.wait()) if ended is not None else None
+    loop = asyncio.get_running_loop()
+    checked = loop.time()
     try:
         while True:
             if step is None:
                 step = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait({step}, timeout=interval)
-            if not done:
+            waiting: set[asyncio.Future[Any]] = {step} if stop is None else {step, stop}
+            done, _ = await asyncio.wait(waiting, timeout=interval, return_when=asyncio.FIRST_COMPLETED)
+            if stop is not None and stop.done():
+                return
+            if alive is not None and (step not in done or loop.time() - checked >= interval):
+                checked = loop.time()
+                if not await alive():
+                    return
+            if step not in done:
                 yield _sse.KEEPALIVE
                 continue
             try:
@@ -528,7 +776,8 @@ async def _with_keepalive(source: AsyncIterator[bytes], interval: float) -> Asyn
             step = None
             yield _sse.event(item) if item else _sse.KEEPALIVE
     finally:
-        if step is not None and not step.done():
-            step.cancel()
-            with contextlib.suppress(BaseException):
-                await step
+        for pending in (step, stop):
+            if pending is not None and not pending.done():
+                pending.cancel()
+                with contextlib.suppress(BaseException):
+                    await pending

@@ -61,7 +61,6 @@ from django_mcp.dispatcher.codec import (
 )
 from django_mcp.dispatcher.context import CallContext, is_modern, legacy_context, modern_context
 from django_mcp.dispatcher.sessions import ClientRequestFailed, LocalSession
-from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID
 from django_mcp.exceptions import InternalError, InvalidRequest, McpError
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import RequestId
@@ -316,7 +315,7 @@ class _Connection:
         if not line.strip():
             return
         try:
-            envelope = parse_message(line)
+            envelope = parse_message(line, max_depth=self.dispatcher.settings.limits.max_json_depth)
         except McpError as error:
             self._post(encode_error(getattr(error, "request_id", None), error))
             return
@@ -419,11 +418,9 @@ class _Connection:
             logger.exception("subscriptions/listen %r failed", envelope.id)
             self._post(encode_error(envelope.id, InternalError()), call)
             return
-        # The event stream ended on the server's side: close the
-        # subscription with its result, then notifications/cancelled
+        # The stream ended on the server's side, its last frame the
+        # subscription's result: on STDIO notifications/cancelled follows
         # (MCP 2026-07-28 basic/patterns/subscriptions).
-        result = {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: call.id}}
-        self._post(self.dispatcher.encode_raw_result(call.id, result), call)
         ended = {"requestId": call.id, "reason": "Subscription ended by the server"}
         self._post(encode_notification("notifications/cancelled", ended), call)
 

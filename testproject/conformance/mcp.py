@@ -28,6 +28,7 @@ from django_mcp import (
     Server,
     Tool,
 )
+from django_mcp.exceptions import InternalError
 from django_mcp.inputs import elicit, input_required, list_roots, sample
 from django_mcp.schemas import Schema
 
@@ -487,6 +488,129 @@ class IrrCapabilitiesTool(Tool):
         return McpResponse.text("Capabilities respected")
 
 
+# ------------------------------------------------ tasks extension (SEP-2663)
+# The fixtures of the suite's tasks-* scenarios. Calls from clients that
+# declare io.modelcontextprotocol/tasks become tasks; others run directly
+# (the "required" tools refuse them with -32021).
+
+
+class GreetInput(Schema):
+    name: str
+
+
+class GreetTool(Tool[GreetInput]):
+    name = "greet"
+    description = "Greets someone; never a task."
+
+    def handle(self, payload: GreetInput) -> McpResponse:
+        return McpResponse.text(f"Hello, {payload.name}!")
+
+
+class SlowComputeInput(Schema):
+    seconds: float
+    label: str = ""
+
+
+class SlowComputeTool(Tool[SlowComputeInput]):
+    name = "slow_compute"
+    description = "Sleeps `seconds` seconds, then answers; a task unless it is instant."
+    task = "optional"
+
+    def use_task(self, payload: SlowComputeInput) -> bool:
+        # The immediate-result shortcut: nothing to wait for, no task.
+        return payload.seconds > 0
+
+    async def handle(self, payload: SlowComputeInput, request: McpRequest) -> McpResponse:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, payload.seconds)
+        while (left := deadline - loop.time()) > 0:
+            if request.task is not None:
+                request.task.check_cancelled()
+                request.task.status_message = f"{left:.0f} s left"
+            await asyncio.sleep(min(left, 0.1))
+        return McpResponse.text(f"Computed {payload.label or 'result'} in {payload.seconds:g} s")
+
+
+class FailingJobTool(Tool):
+    name = "failing_job"
+    description = "Always ends with a tool error after about a second; only as a task."
+    task = "required"
+
+    async def handle(self) -> McpResponse:
+        await asyncio.sleep(1)
+        return McpResponse.error("The job failed, as it always does")
+
+
+class ProtocolErrorJobTool(Tool):
+    name = "protocol_error_job"
+    description = "Always fails with a JSON-RPC error (the task ends failed)."
+    task = "optional"
+
+    def handle(self) -> McpResponse:
+        raise InternalError("The job hit an internal error")
+
+
+class ConfirmDeleteInput(Schema):
+    filename: str
+
+
+class ConfirmDeleteTool(Tool[ConfirmDeleteInput]):
+    name = "confirm_delete"
+    description = "Asks the user to confirm, then pretends to delete a file."
+    task = "optional"
+
+    def handle(self, payload: ConfirmDeleteInput, request: McpRequest) -> Any:
+        answer = request.input_responses.get("confirm")
+        if not isinstance(answer, dict):
+            schema = {
+                "type": "object",
+                "properties": {"confirm": {"type": "boolean"}},
+                "required": ["confirm"],
+            }
+            return input_required({"confirm": elicit(f"Delete {payload.filename}?", schema)})
+        content = _accepted(request, "confirm")
+        if content is not None and content.get("confirm") is True:
+            return McpResponse.text(f"Deleted {payload.filename}")
+        return McpResponse.text(f"Kept {payload.filename}")
+
+
+class MultiInputTool(Tool):
+    name = "multi_input"
+    description = "Asks two questions at once, then answers with both replies."
+    task = "optional"
+
+    def handle(self, request: McpRequest) -> Any:
+        missing = {
+            key: elicit(question, {"type": "object", "properties": {field: {"type": kind}}})
+            for key, question, field, kind in (
+                ("name", "What is your name?", "name", "string"),
+                ("confirm", "Shall I go on?", "confirm", "boolean"),
+            )
+            if not isinstance(request.input_responses.get(key), dict)
+        }
+        if missing:
+            return input_required(missing)
+        name = (_accepted(request, "name") or {}).get("name")
+        confirmed = (_accepted(request, "confirm") or {}).get("confirm")
+        return McpResponse.text(f"name={name}, confirm={confirmed}")
+
+
+class ToolWithTaskTool(Tool):
+    name = "test_tool_with_task"
+    description = "Asks for a name in the request itself, then greets as a task."
+    task = "required"
+
+    def prepare(self, request: McpRequest) -> Any:
+        if _accepted(request, "user_name") is None:
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+            return input_required({"user_name": elicit("What is your name?", schema)})
+        return None
+
+    def handle(self, request: McpRequest) -> McpResponse:
+        name = (_accepted(request, "user_name") or {}).get("name", "stranger")
+        return McpResponse.text(f"Hello, {name}! (greeted by a task)")
+
+
 # -------------------------------------------------------------- resources
 
 
@@ -628,6 +752,13 @@ class ConformanceServer(Server):
         IrrMultiRoundTool,
         IrrTamperedStateTool,
         IrrCapabilitiesTool,
+        GreetTool,
+        SlowComputeTool,
+        FailingJobTool,
+        ProtocolErrorJobTool,
+        ConfirmDeleteTool,
+        MultiInputTool,
+        ToolWithTaskTool,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateResource)
     prompts = (SimplePrompt, ArgumentsPrompt, EmbeddedResourcePrompt, ImagePrompt, IrrPrompt)

@@ -1,31 +1,52 @@
-"""The admin catalog page in a real browser: headless Chromium via Playwright.
+"""The admin's MCP section in a real browser: headless Chromium via Playwright.
 
 Chromium is Debian's package (``apt-get install -y chromium``, at
 ``/usr/bin/chromium``; ``CHROMIUM_PATH`` overrides); Playwright is the PyPI
 package driving it. ``playwright install`` is never needed. Without either
-the test is skipped, except when the ``CI`` environment variable is set,
-where a missing browser is a failure. The page is served by pytest-django's
-``live_server`` (a threaded WSGI server), so the test uses
-``transactional_db`` for the staff user to be visible to it. A screenshot
-is saved to ``artifacts/admin-catalog.png``.
+the tests are skipped, except when the ``CI`` environment variable is set,
+where a missing browser is a failure.
+
+Three servers are driven:
+
+* the demo project under uvicorn with ``testproject/asgi.py`` (as the docs
+  tell projects to serve it, static files included), plus the playground
+  fixture app (``tests/browser/playground_site``), with its own SQLite
+  database and users made by ``manage.py shell``: the catalog, the
+  playground (a form, an elicitation round, refused calls, a destructive
+  tool, completion, every content type);
+* a fresh ``django-admin startproject`` site whose only changes are
+  ``INSTALLED_APPS += ["django_mcp", ...]``, ``include("django_mcp.urls")``
+  and one app with an ``mcp.py``, under ``runserver``: the MCP section is
+  in its admin index and a staff user calls a tool from it;
+* pytest-django's ``live_server`` (a threaded WSGI server, so that test
+  uses ``transactional_db``) for the older one-page catalog of
+  ``mcp_catalog_view()``.
+
+Screenshots are saved to ``artifacts/`` (git-ignored).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.urls import path
 
 from django_mcp.admin import mcp_catalog_view
 from django_mcp.registry import registry
 from testproject.conformance.mcp import ConformanceServer
+from tests.conftest import _free_port, uvicorn_command
 
 try:
     from playwright.sync_api import sync_playwright
@@ -33,7 +54,6 @@ except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "artifacts" / "admin-catalog.png"
 # Flags for a sandboxed, offline machine: no background connections that a
 # closed network would refuse, no GPU, no first-run UI.
 CHROMIUM_ARGS = [
@@ -83,14 +103,57 @@ def conformance_registered() -> Iterator[None]:
         registry.restore(saved)
 
 
-def test_staff_logs_in_and_sees_the_catalog(
-    chromium_path: str, conformance_registered: None, live_server: Any, transactional_db: None
-) -> None:
-    # Create the user before Playwright starts: its sync API runs an event
-    # loop on this thread, where Django refuses ORM calls.
-    get_user_model().objects.create_user(username="admin", password="s3cret-pass", is_staff=True)
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+# ------------------------------------------------- the section under uvicorn
 
+PASSWORD = "s3cret-pass"
+ARTIFACTS = ROOT / "artifacts"
+PLAYGROUND = "tests.admin.servers.PlaygroundServer"
+SECTION = "/admin/django_mcp/mcpcatalog/"
+#: Made with ``manage.py shell -c`` in the server's own database.
+USERS = f"""
+from django.contrib.auth.models import Permission, User
+
+def make(name, *perms):
+    user = User.objects.create_user(name, password={PASSWORD!r}, is_staff=True)
+    for perm in perms:
+        app_label, codename = perm.split(".")
+        found = Permission.objects.get(content_type__app_label=app_label, codename=codename)
+        user.user_permissions.add(found)
+
+make("player", "django_mcp.use_playground", "auth.change_user")
+make("viewer")
+"""
+
+
+def _run(command: list[str], *, env: dict[str, str], cwd: Path = ROOT) -> None:
+    done = subprocess.run(
+        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+@pytest.fixture(scope="module")
+def site_url(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """Serve the demo project plus the playground app under uvicorn; return its URL."""
+    folder = tmp_path_factory.mktemp("playground-site")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.browser.playground_site.settings",
+        "DJANGO_MCP_DB": str(folder / "db.sqlite3"),
+    }
+    manage = [sys.executable, "testproject/manage.py"]
+    _run([*manage, "migrate", "--noinput", "-v", "0"], env=env)
+    _run([*manage, "shell", "-c", USERS], env=env)
+    port = _free_port()
+    with start_server(uvicorn_command(port), port=port, log_path=folder / "uvicorn.log", env=env):
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def _page(chromium_path: str) -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium_path, args=CHROMIUM_ARGS, timeout=60_000
@@ -98,27 +161,321 @@ def test_staff_logs_in_and_sees_the_catalog(
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.set_default_timeout(TIMEOUT_MS)
-
-            page.goto(f"{live_server.url}/admin/mcp/")
-            assert "/admin/login/" in page.url
-            page.fill("#id_username", "admin")
-            page.fill("#id_password", "s3cret-pass")
-            page.click("input[type=submit]")
-            page.wait_for_url(f"{live_server.url}/admin/mcp/")
-
-            assert page.title() == "MCP catalog | Django site admin"
-            row = page.locator("tr#tool-test_simple_text")
-            row.wait_for(state="visible")
-            assert row.locator(".mcp-name").inner_text() == "test_simple_text"
-            assert "Returns a simple text response." in row.inner_text()
-            schema = row.locator("pre.mcp-input-schema")
-            assert not schema.is_visible()
-            row.locator("summary", has_text="Input schema").click()
-            schema.wait_for(state="visible")
-            assert '"type": "object"' in schema.inner_text()
-            assert page.locator("tr.mcp-tool").count() == len(ConformanceServer.compiled().tools)
-
-            page.screenshot(path=str(SCREENSHOT), full_page=True)
+            yield page
         finally:
             browser.close()
-    assert SCREENSHOT.stat().st_size > 0
+
+
+def _log_in(page: Any, base: str, username: str, path: str = "/admin/") -> None:
+    page.goto(f"{base}/admin/login/?next={path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{base}{path}")
+
+
+def _shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / name
+    page.screenshot(path=str(target), full_page=True)
+    assert target.stat().st_size > 0
+
+
+def _component(kind: str, key: str) -> str:
+    return f"{SECTION}{quote(f'{PLAYGROUND}~{kind}~{key}')}/change/"
+
+
+def _styled(page: Any) -> None:
+    """Assert the admin's and the section's style sheets were served and applied."""
+    header = page.evaluate("getComputedStyle(document.querySelector('#header')).backgroundColor")
+    assert header not in ("", "rgba(0, 0, 0, 0)", "transparent")
+    loaded = page.evaluate(
+        "Array.from(document.styleSheets).filter(s => s.href)"
+        ".map(s => [s.href.split('/static/')[1], s.cssRules.length])"
+    )
+    rules = dict(loaded)
+    assert rules["admin/css/base.css"] > 0
+    assert rules["django_mcp/admin/mcp.css"] > 0
+
+
+def test_index_links_the_catalog_and_pages_are_styled_under_uvicorn(
+    chromium_path: str, site_url: str
+) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player")
+        section = page.locator("#content-main .app-django_mcp")
+        assert section.locator("caption").inner_text().strip() == "MCP"
+        _shot(page, "mcp-admin-index.png")
+        section.get_by_role("link", name="Catalog").click()
+        page.wait_for_url(f"{site_url}{SECTION}")
+        _styled(page)
+        rows = page.locator("tr.mcp-server")
+        assert rows.count() == 2
+        assert "Playground fixture" in rows.nth(1).inner_text()
+        assert "HTTP /mcp/playground" in " ".join(rows.nth(1).inner_text().split())
+        _shot(page, "mcp-catalog.png")
+
+        rows.nth(1).get_by_role("link", name="Playground fixture").click()
+        page.get_by_role("link", name="Tools (6)").click()
+        assert page.locator("tr.mcp-component").count() == 6
+        page.fill("#searchbar", "notes")
+        page.click("#changelist-search input[type=submit]")
+        names = page.locator("tr.mcp-component").evaluate_all("rows => rows.map(r => r.dataset.name)")
+        assert names == ["wipe-notes"]
+        page.get_by_role("link", name="show all").click()
+        page.fill("#id_as", "viewer")
+        page.click(".mcp-view-as-form input[type=submit]")
+        assert "8 of these 9 components are visible" in page.locator(".mcp-view-as").inner_text()
+        hidden = page.locator("tr.mcp-component:has(img[alt=hidden])").evaluate_all(
+            "rows => rows.map(r => r.dataset.name)"
+        )
+        assert hidden == ["secret"]
+        _styled(page)
+        _shot(page, "mcp-server.png")
+
+
+def test_playground_calls_a_tool_with_a_form(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player", _component("tool", "echo"))
+        _styled(page)
+        page.fill("#id_arg-text", "hi")
+        page.fill("#id_arg-times", "2")
+        page.select_option("#id_arg-loud", "true")
+        page.select_option("#id_arg-colour", label="blue")
+        page.fill("#id_arg-tags", "red\nwhite")
+        page.click("input.mcp-send")
+        result = page.locator("#mcp-result")
+        result.wait_for()
+        events = result.locator("li.mcp-event").all_inner_texts()
+        assert [" ".join(e.split()) for e in events] == [
+            "Progress 1/2 Reading the arguments",
+            "info echoing 2 time(s)",
+            "Progress 2/2 Echoing",
+        ]
+        structured = json.loads(result.locator("pre.mcp-structured").inner_text())
+        assert structured == {"echo": "HI HI", "colour": "blue", "tags": ["red", "white"]}
+        # The form keeps the values sent.
+        assert page.input_value("#id_arg-times") == "2"
+        _shot(page, "mcp-playground-tool.png")
+
+
+def test_playground_answers_an_elicitation_round(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player", _component("tool", "greet"))
+        page.click("input.mcp-send")
+        form = page.locator("#mcp-inputs-form")
+        form.wait_for()
+        assert form.locator(".mcp-input-message").inner_text() == "Who is there?"
+        page.fill("#id_input-who-name", "Ada")
+        page.select_option("#id_input-who-tone", label="dry")
+        page.check("#id_input-who-formal")
+        _shot(page, "mcp-playground-elicitation.png")
+        form.locator("input[type=submit]").click()
+        page.locator("#mcp-result pre.mcp-text").wait_for()
+        assert page.locator("#mcp-result pre.mcp-text").inner_text() == "Good day, Ada! (dry)"
+        sent = json.loads(page.locator("pre.mcp-request").text_content() or "")
+        assert sent["params"]["inputResponses"] == {
+            "who": {"action": "accept", "content": {"name": "Ada", "tone": "dry", "formal": True}}
+        }
+        _shot(page, "mcp-playground-elicitation-answered.png")
+
+
+def test_playground_shows_refused_calls(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        # A tool the user may not see answers like an unknown one.
+        _log_in(page, site_url, "player", _component("tool", "secret"))
+        assert "no: it is hidden" in page.locator(".mcp-visible-to-you").inner_text()
+        page.click("input.mcp-send")
+        error = page.locator(".mcp-rpc-error")
+        error.wait_for()
+        assert " ".join(error.inner_text().split()) == "JSON-RPC error -32602: Unknown tool: secret"
+
+        # Arguments the schema refuses, typed in the raw JSON editor: isError.
+        page.goto(f"{site_url}{_component('tool', 'echo')}")
+        page.locator("details.mcp-raw summary").click()
+        page.fill("#id_raw_arguments", '{"text": "x", "times": 9}')
+        page.click("input.mcp-send-json")
+        page.locator(".mcp-is-error").wait_for()
+        assert "Invalid tool arguments" in page.locator("#mcp-result pre.mcp-text").inner_text()
+        assert page.locator("#mcp-result.mcp-failed").count() == 1
+        _shot(page, "mcp-playground-refused.png")
+
+
+def test_playground_confirms_destructive_tools_and_completes_arguments(
+    chromium_path: str, site_url: str
+) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player", _component("tool", "wipe-notes"))
+        page.click("input.mcp-send")
+        confirm = page.locator("#mcp-confirm-form")
+        confirm.wait_for()
+        assert "destructive" in confirm.inner_text()
+        assert page.locator("#mcp-result").count() == 0
+        confirm.locator("input[type=submit]").click()
+        page.locator("#mcp-result pre.mcp-text").wait_for()
+        assert page.locator("#mcp-result pre.mcp-text").inner_text() == "All notes wiped."
+
+        page.goto(f"{site_url}{_component('prompt', 'haiku')}")
+        page.locator("#id_arg-subject").press_sequentially("r")
+        page.wait_for_function("document.querySelector('#id_arg-subject').dataset.suggestions === '2'")
+        options = page.locator("#id_arg-subject-options option").evaluate_all("o => o.map(x => x.value)")
+        assert options == ["rain", "river"]
+        page.fill("#id_arg-subject", "river")
+        page.click("input.mcp-send")
+        page.locator(".mcp-message").wait_for()
+        assert "Write a calm haiku about river." in page.locator(".mcp-message").inner_text()
+        _shot(page, "mcp-playground-prompt.png")
+
+        page.goto(f"{site_url}{_component('tool', 'media')}")
+        page.click("input.mcp-send")
+        image = page.locator("#mcp-result img.mcp-image")
+        image.wait_for()
+        assert image.evaluate("img => img.complete && img.naturalWidth") == 1
+        assert page.locator("#mcp-result audio.mcp-audio").count() == 1
+        _shot(page, "mcp-playground-media.png")
+
+
+def test_staff_without_the_permission_see_no_playground(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "viewer", _component("tool", "echo"))
+        assert page.locator("#mcp-playground-form").count() == 0
+        assert (
+            "needs the “django_mcp.use_playground” permission"
+            in page.locator(".mcp-no-playground").inner_text()
+        )
+
+
+# --------------------------------------------- a fresh startproject site
+
+SHOP_MCP = '''
+import django_mcp
+from django_mcp import McpResponse, Server, Tool
+from django_mcp.schemas import Schema
+
+
+class OrderInput(Schema):
+    order_id: int
+
+
+class OrderStatusTool(Tool[OrderInput]):
+    """Tell the status of an order."""
+
+    async def handle(self, payload: OrderInput) -> McpResponse:
+        return McpResponse.structured({"order_id": payload.order_id, "status": "ready"})
+
+
+class ShopServer(Server):
+    name = "shop"
+    tools = (OrderStatusTool,)
+
+
+django_mcp.web("shop", ShopServer)
+'''
+STAFF = f"""
+from django.contrib.auth.models import Permission, User
+
+user = User.objects.create_user("clerk", password={PASSWORD!r}, is_staff=True)
+user.user_permissions.add(Permission.objects.get(codename="use_playground"))
+"""
+
+
+def test_fresh_startproject_site_shows_the_section_and_calls_a_tool(
+    chromium_path: str,
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    tmp_path: Path,
+) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    _run([sys.executable, "-m", "django", "startproject", "mysite", str(tmp_path)], env=env)
+    settings_py = tmp_path / "mysite" / "settings.py"
+    settings_py.write_text(settings_py.read_text() + '\nINSTALLED_APPS += ["django_mcp", "shop"]\n')
+    urls_py = tmp_path / "mysite" / "urls.py"
+    urls = urls_py.read_text()
+    assert "from django.urls import path" in urls and "admin.site.urls)," in urls
+    urls = urls.replace("from django.urls import path", "from django.urls import include, path")
+    urls = urls.replace(
+        "admin.site.urls),", 'admin.site.urls),\n    path("mcp/", include("django_mcp.urls")),'
+    )
+    urls_py.write_text(urls)
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "mcp.py").write_text(SHOP_MCP)
+    manage = [sys.executable, str(tmp_path / "manage.py")]
+    _run([*manage, "migrate", "--noinput", "-v", "0"], env=env, cwd=tmp_path)
+    _run([*manage, "shell", "-c", STAFF], env=env, cwd=tmp_path)
+    port = _free_port()
+    command = [*manage, "runserver", f"127.0.0.1:{port}", "--noreload"]
+    with (
+        start_server(command, port=port, log_path=tmp_path / "runserver.log", env=env),
+        _page(chromium_path) as page,
+    ):
+        base = f"http://127.0.0.1:{port}"
+        _log_in(page, base, "clerk")
+        page.locator(".app-django_mcp").get_by_role("link", name="Catalog").click()
+        _styled(page)
+        assert "HTTP /mcp/shop" in " ".join(page.locator("tr.mcp-server").inner_text().split())
+        page.get_by_role("link", name="shop").first.click()
+        page.get_by_role("link", name="order-status").click()
+        page.fill("#id_arg-order_id", "42")
+        page.click("input.mcp-send")
+        structured = page.locator("pre.mcp-structured")
+        structured.wait_for()
+        assert json.loads(structured.inner_text()) == {"order_id": 42, "status": "ready"}
+        _shot(page, "mcp-fresh-site-tool-call.png")
+        page.goto(f"{base}/admin/")
+        assert page.locator(".app-django_mcp caption").inner_text().strip() == "MCP"
+        recent = page.locator("#recent-actions-module").inner_text()
+        assert "Tool order-status" in recent
+        _shot(page, "mcp-fresh-site-index.png")
+
+    # Under uvicorn, with the asgi.py docs/admin.md gives, the pages are styled too.
+    (tmp_path / "mysite" / "asgi.py").write_text(_documented_asgi_py())
+    port = _free_port()
+    command = [
+        *(sys.executable, "-m", "uvicorn", "--app-dir", str(tmp_path), "mysite.asgi:application"),
+        *("--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"),
+    ]
+    with (
+        start_server(command, port=port, log_path=tmp_path / "uvicorn.log", env=env),
+        _page(chromium_path) as page,
+    ):
+        base = f"http://127.0.0.1:{port}"
+        _log_in(page, base, "clerk", SECTION)
+        _styled(page)
+        page.get_by_role("link", name="shop").first.click()
+        page.get_by_role("link", name="order-status").click()
+        _styled(page)
+        assert page.locator("#mcp-playground-form").count() == 1
+
+
+def _documented_asgi_py() -> str:
+    """Return the ``mysite/asgi.py`` that docs/admin.md shows."""
+    text = (ROOT / "docs" / "admin.md").read_text(encoding="utf-8")
+    start = text.index("```python\n# mysite/asgi.py\n") + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+# ------------------------------------------- the older one-page catalog
+
+
+def test_staff_logs_in_and_sees_the_one_page_catalog(
+    chromium_path: str, conformance_registered: None, live_server: Any, transactional_db: None
+) -> None:
+    # Create the user before Playwright starts: its sync API runs an event
+    # loop on this thread, where Django refuses ORM calls.
+    get_user_model().objects.create_user(username="admin", password=PASSWORD, is_staff=True)
+
+    with _page(chromium_path) as page:
+        _log_in(page, live_server.url, "admin", "/admin/mcp/")
+
+        assert page.title() == "MCP catalog | Django site admin"
+        row = page.locator("tr#tool-test_simple_text")
+        row.wait_for(state="visible")
+        assert row.locator(".mcp-name").inner_text() == "test_simple_text"
+        assert "Returns a simple text response." in row.inner_text()
+        schema = row.locator("pre.mcp-input-schema")
+        assert not schema.is_visible()
+        row.locator("summary", has_text="Input schema").click()
+        schema.wait_for(state="visible")
+        assert '"type": "object"' in schema.inner_text()
+        assert page.locator("tr.mcp-tool").count() == len(ConformanceServer.compiled().tools)
+        _shot(page, "admin-catalog.png")

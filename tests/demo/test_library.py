@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import io
-from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -21,19 +20,15 @@ from django.contrib.auth.models import AnonymousUser, Permission, User
 from django.core.management import call_command
 from django.urls import reverse
 
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.events import get_backend
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from django_mcp.registry import registry
 from testproject.demo.mcp import LibraryServer
 from testproject.demo.models import Author, Book
+from tests.wire import call, modern_headers, modern_meta, modern_request
 
 transactional = pytest.mark.django_db(transaction=True)
 
-PROTOCOL_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 RESULT_META = {
     "io.modelcontextprotocol/serverInfo": {
         "name": "library",
@@ -50,27 +45,10 @@ MISSING = "9780000000000"
 
 
 async def rpc(
-    method: str,
-    params: dict[str, Any] | None = None,
-    *,
-    user: Any = None,
-    meta: dict[str, Any] | None = None,
-    emit: Callable[[str, dict[str, Any]], None] | None = None,
+    method: str, params: dict[str, Any] | None = None, *, user: Any = None, **kwargs: Any
 ) -> dict[str, Any]:
-    """Send one request through the library's dispatcher; return the decoded reply."""
-    body = msgspec.json.encode(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": method,
-            "params": {**(params or {}), "_meta": {**PROTOCOL_META, **(meta or {})}},
-        }
-    )
-    envelope = parse_message(body)
-    ctx = modern_context(envelope, user=AnonymousUser() if user is None else user)
-    reply = await Dispatcher(LibraryServer.compiled()).respond(envelope, ctx, emit)
-    decoded: dict[str, Any] = msgspec.json.decode(reply.body)
-    return decoded
+    """Call the library server as ``user`` (anonymous by default); return the decoded reply."""
+    return await call(LibraryServer, method, params, user=AnonymousUser() if user is None else user, **kwargs)
 
 
 def ok(result: dict[str, Any]) -> dict[str, Any]:
@@ -188,12 +166,8 @@ def test_library_server_is_published_over_http_and_stdio() -> None:
 async def test_http_endpoint_serves_the_library_with_the_session_user(
     async_client: Any, librarian: User
 ) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": PROTOCOL_META}}
-    headers = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/list",
-    }
+    body = modern_request("tools/list")
+    headers = modern_headers(body)
 
     anonymous = await async_client.post(
         "/mcp/library", body, content_type="application/json", headers=headers
@@ -376,7 +350,7 @@ async def test_restock_report_streams_progress_per_author(library: dict[str, Aut
     reply = await rpc(
         "tools/call",
         {"name": "restock-report"},
-        meta={"progressToken": "restock-1"},
+        meta=modern_meta(progressToken="restock-1"),
         emit=lambda method, params: sent.append((method, params)),
     )
 

@@ -9,7 +9,9 @@ one: ``responses.md#3``.
 
 A block opts out only with ``<!-- no-test: reason -->`` on the line right
 before its opening fence; use that for shell-dependent snippets at most, and
-prefer ``sh``/``json`` fences for anything that is not Python.
+prefer ``sh``/``json`` fences for anything that is not Python. A block that
+stores data (tasks) gets a database, emptied after it, with
+``<!-- needs-database -->`` on that line instead.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 import types
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -32,6 +35,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)")
 _NO_TEST = re.compile(r"^\s*<!--\s*no-test:\s*(?P<reason>\S.*?)\s*-->\s*$")
+_NEEDS_DATABASE = re.compile(r"^\s*<!--\s*needs-database\s*-->\s*$")
 #: Info strings that would look like Python to a reader but escape this test.
 _PYTHON_LOOKALIKES = frozenset({"py", "python3", "py3", "pycon", "ipython"})
 _LINK = re.compile(r"\]\((?P<target>[^)\s#]+\.md)?(?:#(?P<anchor>[^)\s]*))?\)")
@@ -47,6 +51,7 @@ class Fence:
     line: int  # 1-based line of the first source line
     source: str
     skip_reason: str | None
+    needs_database: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +87,7 @@ def _fences(page: Path) -> Iterator[Fence]:
             line=index + 2,
             source="\n".join(body) + "\n",
             skip_reason=marker["reason"] if marker else None,
+            needs_database=_NEEDS_DATABASE.match(previous) is not None,
         )
         index = end + 1
 
@@ -128,7 +134,13 @@ def _run(example: Example) -> None:
         registry.restore(saved)
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
+def _param(example: Example) -> Any:
+    # Transactional: asyncio.run() reaches the ORM from other threads.
+    marks = [pytest.mark.django_db(transaction=True)] if example.fence.needs_database else []
+    return pytest.param(example, id=example.id, marks=marks)
+
+
+@pytest.mark.parametrize("example", [_param(example) for example in EXAMPLES])
 def test_docs_example_runs(example: Example) -> None:
     # Sync on purpose: blocks call asyncio.run(), which needs no running loop.
     if example.fence.skip_reason is not None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import pytest
 
 import django_mcp
-from django_mcp.events import Event, get_backend, server_key
+from django_mcp.events import Event, EventsLost, get_backend, server_key
 from django_mcp.events.memory import MemoryEventBackend
 from django_mcp.server.server import Server
 
@@ -69,3 +70,20 @@ def test_unknown_event_backend_setting_is_a_configuration_error(settings) -> Non
     settings.MCP_EVENT_BACKEND = "nowhere.Backend"
     with pytest.raises(ImproperlyConfigured):
         get_backend()
+
+
+@pytest.mark.parametrize(("published", "received"), [(3, ["demo://0", "demo://1", "demo://2"]), (5, None)])
+async def test_a_listener_gets_every_event_within_its_buffer_and_loses_its_stream_past_it(
+    settings: Any, published: int, received: list[str] | None
+) -> None:
+    settings.MCP_STREAM_BUFFER = 3
+    backend = MemoryEventBackend()
+    async with backend.listen() as events:
+        for index in range(published):
+            backend.publish(Event("s", "resource_updated", f"demo://{index}"))
+        if received is None:  # nothing is skipped silently: the stream is lost
+            with pytest.raises(EventsLost, match="MCP_STREAM_BUFFER"):
+                await asyncio.wait_for(anext(events), timeout=2)
+        else:
+            got = [await asyncio.wait_for(anext(events), timeout=2) for _ in received]
+            assert [event.uri for event in got] == received

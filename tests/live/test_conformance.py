@@ -4,17 +4,40 @@ Each leg runs ``@modelcontextprotocol/conformance`` (pinned in
 tests/node/package.json, Node 22 from npm) with ``--requirements`` against
 the fixture server at ``/conformance/mcp``. A leg passes only when the
 harness exits 0: every required scenario green, no expected-failures file.
+
+The tasks extension (``io.modelcontextprotocol/tasks``) is no revision's
+requirement: its ``tasks-*`` scenarios run one by one against the same live
+server, whose tasks django-tasks-db stores and a ``db_worker`` process runs
+(``tests/conftest.py``). They pass with ``conformance-tasks-expected-failures.yaml``,
+which lists only the generic ``wire-schema-valid`` check where a task is
+created; each such violation must be a ``tools/call`` answered with a
+``CreateTaskResult``, which the core schema cannot describe.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 NODE_DIR = Path(__file__).resolve().parent.parent / "node"
+TASKS_EXPECTED_FAILURES = Path(__file__).resolve().parent / "conformance-tasks-expected-failures.yaml"
+TASKS_SCENARIOS = [
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+]
 
 
 @pytest.mark.parametrize("revision", ["2026-07-28", "2025-11-25"])
@@ -41,3 +64,64 @@ def test_official_conformance_suite_passes(
     )
     summary = "\n".join(line for line in result.stdout.splitlines() if line.startswith(("✗", "Total")))
     assert result.returncode == 0, f"conformance {revision} failed:\n{summary}\n{result.stderr[-2000:]}"
+
+
+def _checks(results: Path) -> list[dict[str, Any]]:
+    return [check for path in sorted(results.rglob("checks.json")) for check in json.loads(path.read_text())]
+
+
+def _is_create_task_result(violation: dict[str, Any]) -> bool:
+    """Return True for the one violation the baseline expects: a CreateTaskResult."""
+    message = violation.get("message") or {}
+    result = message.get("result") if isinstance(message, dict) else None
+    return (
+        violation.get("origin") == "implementation"
+        and violation.get("context") == "response to 'tools/call'"
+        and isinstance(result, dict)
+        and result.get("resultType") == "task"
+        and violation.get("errors")
+        == ["CallToolResult: must have required property 'content' (result of 'tools/call')"]
+    )
+
+
+@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
+def test_official_tasks_extension_scenario_passes(
+    scenario: str, live_server_url: str, node_bin: Path, tmp_path: Path
+) -> None:
+    from tests.conftest import TASKS_DB
+
+    if not TASKS_DB:
+        pytest.skip(
+            "django-tasks-db is not installed (the tasks extra): no worker runs the live server's tasks"
+        )
+    env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"}
+    results = tmp_path / "results"
+    result = subprocess.run(
+        [
+            str(node_bin / "conformance"),
+            "server",
+            "--url",
+            f"{live_server_url}/conformance/mcp",
+            "--scenario",
+            scenario,
+            "--expected-failures",
+            str(TASKS_EXPECTED_FAILURES),
+            "-o",
+            str(results),
+        ],
+        cwd=NODE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    summary = "\n".join(line for line in result.stdout.splitlines() if "FAILURE" in line or "WARNING" in line)
+    assert result.returncode == 0, (
+        f"{scenario} failed:\n{summary}\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
+    )
+    checks = _checks(results)
+    assert checks, f"{scenario} recorded no checks"
+    for check in checks:
+        if check["id"] == "wire-schema-valid" and check["status"] == "FAILURE":
+            others = [v for v in check["details"]["violations"] if not _is_create_task_result(v)]
+            assert others == [], f"{scenario}: schema violations besides CreateTaskResult: {others}"

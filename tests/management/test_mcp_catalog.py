@@ -1,4 +1,4 @@
-"""Tests of ``manage.py mcp_catalog`` and ``django_mcp.catalog``."""
+"""Tests of ``manage.py mcp_catalog`` and ``django_mcp._catalog``."""
 
 from __future__ import annotations
 
@@ -19,14 +19,8 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.registry import registry
-
-MODERN = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+from tests.wire import call
 
 
 class SearchTool(Tool):
@@ -127,10 +121,7 @@ def run(*args: str) -> str:
 
 async def result_of(server: type[Server], method: str) -> dict[str, Any]:
     """Return what the dispatcher answers to a modern ``method`` request."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META}}
-    envelope = parse_message(json.dumps(body).encode())
-    reply = await Dispatcher(server.compiled()).respond(envelope, modern_context(envelope))
-    result: dict[str, Any] = json.loads(reply.body)["result"]
+    result: dict[str, Any] = (await call(server, method))["result"]
     return result
 
 

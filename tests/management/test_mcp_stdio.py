@@ -16,12 +16,8 @@ from django.core.management import CommandError, call_command
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.registry import registry
 from django_mcp.transports.stdio import protect_stdout, run_stdio
+from tests.wire import modern_request, tool_request
 
-MODERN = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "stdio-command", "version": "1.0.0"}}
 
 
@@ -55,7 +51,7 @@ def lines(*messages: dict[str, Any]) -> bytes:
 
 
 REQUESTS = lines(
-    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "noisy", "_meta": META}},
+    tool_request("noisy"),
     {"jsonrpc": "2.0", "id": 2, "method": "ping"},
 )
 ANSWERS = [
@@ -124,7 +120,7 @@ def test_manage_py_serves_a_real_pipe_and_exits_at_end_of_input() -> None:
     local = list(registry.local_servers())
     if not local:
         pytest.skip("testproject registers no local server")
-    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
+    discover = modern_request("server/discover")
     root = Path(__file__).resolve().parents[2]
 
     finished = subprocess.run(

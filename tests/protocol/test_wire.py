@@ -32,7 +32,6 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.inputs import elicit, input_required, list_roots
 from django_mcp.protocol.content import (
     Annotations,
@@ -72,7 +71,7 @@ from django_mcp.protocol.results import (
     ReadResourceResult,
 )
 from django_mcp.schemas import Schema
-from django_mcp.server.compiler import compile_server
+from tests.wire import call, modern_meta
 
 # The pinned copy in tests/spec/ (see its README.md), read relative to this file.
 SPEC_FILE = Path(__file__).resolve().parents[1] / "spec" / "schema-2026-07-28.json"
@@ -458,18 +457,6 @@ class WireServer(Server):
     prompts = (TopicPrompt,)
 
 
-async def call(method: str, params: dict[str, Any] | None = None, capabilities: Any = None) -> Any:
-    """Send one 2026-07-28 request to WireServer; return the decoded reply."""
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities or {},
-    }
-    message = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**(params or {}), "_meta": meta}}
-    envelope = parse_message(msgspec.json.encode(message))
-    reply = await Dispatcher(compile_server(WireServer)).respond(envelope, modern_context(envelope))
-    return msgspec.json.decode(reply.body)
-
-
 ELICITATION = {"elicitation": {"form": {}}}
 SERVED = [
     ("server/discover", {}, None, "DiscoverResult"),
@@ -511,7 +498,7 @@ SERVED = [
 async def test_served_result_validates_against_the_schema(
     method: str, params: dict[str, Any], capabilities: Any, definition: str
 ) -> None:
-    reply = await call(method, params, capabilities)
+    reply = await call(WireServer, method, params, request_id=7, meta=modern_meta(capabilities))
     assert "error" not in reply
     assert errors(definition, reply["result"]) == []
     assert errors("JSONRPCResultResponse", reply) == []
@@ -531,11 +518,13 @@ async def test_served_result_validates_against_the_schema(
 async def test_served_response_validates_as_its_method_response(
     method: str, params: dict[str, Any], response_definition: str
 ) -> None:
-    assert errors(response_definition, await call(method, params)) == []
+    assert errors(response_definition, await call(WireServer, method, params, request_id=7)) == []
 
 
 async def test_served_input_required_result_carries_a_string_request_state() -> None:
-    reply = await call("tools/call", {"name": "asking"}, ELICITATION)
+    reply = await call(
+        WireServer, "tools/call", {"name": "asking"}, request_id=7, meta=modern_meta(ELICITATION)
+    )
     assert isinstance(reply["result"]["requestState"], str)
     assert errors("CallToolResultResponse", reply) == []
 
@@ -547,12 +536,12 @@ async def test_served_input_required_result_carries_a_string_request_state() -> 
 async def test_served_errors_validate_as_json_rpc_error_responses(
     method: str, params: dict[str, Any]
 ) -> None:
-    reply = await call(method, params)
+    reply = await call(WireServer, method, params, request_id=7)
     assert errors("JSONRPCErrorResponse", reply) == []
     assert nulls(reply) == []
 
 
 async def test_a_messagepack_blob_on_the_wire_is_base64_of_the_packed_value() -> None:
-    reply = await call("resources/read", {"uri": "demo://packed"})
+    reply = await call(WireServer, "resources/read", {"uri": "demo://packed"}, request_id=7)
     (contents,) = reply["result"]["contents"]
     assert msgspec.msgpack.decode(base64.b64decode(contents["blob"])) == {"ready": True}

@@ -457,3 +457,147 @@ def test_valid_x_mcp_header_annotation_compiles() -> None:
         tools = (_header_tool(schema),)
 
     assert compile_server(HeaderServer).tools["header"].definition.input_schema == schema
+
+
+# ------------------------------------------------------------- misspellings
+
+
+class _SomeTool(Tool):
+    """A tool."""
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("ok")
+
+
+@pytest.mark.parametrize(
+    ("attribute", "suggestion"),
+    [("tool", "tools"), ("resource", "resources"), ("prompt", "prompts"), ("instruction", "instructions")],
+)
+def test_a_misspelt_server_attribute_is_refused_with_a_suggestion(attribute: str, suggestion: str) -> None:
+    server = type("TypoServer", (Server,), {"name": "typo", attribute: (_SomeTool,)})
+
+    with pytest.raises(ImproperlyConfigured, match=f"TypoServer.{attribute} .*did you mean '{suggestion}'"):
+        compile_server(server)
+
+
+@pytest.mark.parametrize(
+    ("base", "attribute", "value", "suggestion"),
+    [
+        (Resource, "mimetype", "text/plain", "mime_type"),
+        (Resource, "uri_templates", "demo://{id}", "uri_template"),
+        (Tool, "annotation", None, "annotations"),
+        (Tool, "permission", ("app.x",), "permissions"),
+        (Prompt, "argument", (), "arguments"),
+    ],
+)
+def test_a_misspelt_component_attribute_is_refused(
+    base: type, attribute: str, value: Any, suggestion: str
+) -> None:
+    attributes: dict[str, Any] = {attribute: value, "handle": lambda self: McpResponse.text("x")}
+    if base is Resource:
+        attributes["uri"] = "demo://x"
+    component = type("TypoComponent", (base,), attributes)
+    key = {Tool: "tools", Resource: "resources", Prompt: "prompts"}[base]
+    server = type("TypoServer", (Server,), {"name": "typo", key: (component,)})
+
+    with pytest.raises(ImproperlyConfigured, match=f"did you mean '{suggestion}'"):
+        compile_server(server)
+
+
+def test_own_attributes_and_helper_methods_are_not_flagged() -> None:
+    class HelperTool(Tool):
+        """Uses its own constants and helpers."""
+
+        retries = 3
+        endpoint_url = "https://example.com"
+
+        def handled(self) -> str:  # a helper, close to handle() but a method
+            return "x"
+
+        def handle(self) -> McpResponse:
+            return McpResponse.text(self.handled())
+
+    class OwnServer(Server):
+        name = "own"
+        tools = (HelperTool,)
+        owner_team = "search"
+
+    assert "helper" in compile_server(OwnServer).tools
+
+
+# ------------------------------------------------------------ task support
+
+
+class ReportTool(Tool):
+    name = "report"
+    task = "optional"
+
+    def use_task(self, request: McpRequest) -> bool:
+        return True
+
+    def prepare(self) -> None:
+        return None
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("report")
+
+
+def test_task_support_is_compiled_and_advertised_as_the_extension() -> None:
+    compiled = compile_server(server_with(tools=[ReportTool]))
+
+    entry = compiled.tools["report"]
+    assert entry.task == "optional"
+    assert (entry.prepare.name, entry.use_task.name) == ("prepare", "use_task")  # type: ignore[union-attr]
+    assert compiled.capabilities.extensions == {"io.modelcontextprotocol/tasks": {}}
+    assert compiled.legacy_capabilities.extensions is UNSET
+    assert "execution" not in msgspec.json.decode(msgspec.json.encode(entry.definition))
+
+
+@pytest.mark.parametrize("value", ["always", True, "Optional"])
+def test_an_unknown_task_declaration_is_refused(value: Any) -> None:
+    tool = type("OddTool", (Tool,), {"task": value, "handle": lambda self: McpResponse.text("x")})
+
+    message = refused(server_with(tools=[tool]), tool)
+    assert "task must be None, 'optional' or 'required'" in message
+
+
+@pytest.mark.parametrize("method", ["prepare", "use_task"])
+def test_task_hooks_without_task_support_are_refused(method: str) -> None:
+    tool = type(
+        "HookTool", (Tool,), {method: lambda self: None, "handle": lambda self: McpResponse.text("x")}
+    )
+
+    message = refused(server_with(tools=[tool]), tool)
+    assert f"defines {method}() but no task support" in message
+
+
+def test_use_task_on_a_required_task_tool_is_refused() -> None:
+    tool = type(
+        "AlwaysTool",
+        (Tool,),
+        {"task": "required", "use_task": lambda self: True, "handle": lambda self: McpResponse.text("x")},
+    )
+
+    assert "use_task() is never called" in refused(server_with(tools=[tool]), tool)
+
+
+def test_task_hooks_take_the_parameters_handle_may() -> None:
+    tool = type(
+        "GreedyTool",
+        (Tool,),
+        {
+            "task": "optional",
+            "prepare": lambda self, other: None,
+            "handle": lambda self: McpResponse.text("x"),
+        },
+    )
+
+    assert "prepare() parameter 'other' cannot be supplied" in refused(server_with(tools=[tool]), tool)
+
+
+def test_a_compiled_server_is_found_by_its_key() -> None:
+    server = type("UniquelyNamedReportServer", (Server,), {"tools": (ReportTool,)})
+    compiled = compile_server(server)
+
+    assert compiler.compiled_server(compiled.key) is compiled
+    assert compiler.compiled_server("no.such.Server") is None

@@ -25,24 +25,11 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
 from django_mcp.inputs import input_required
 from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
-from django_mcp.server.compiler import compile_server
+from tests.wire import call
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "django-mcp", "version": "0.1.0"}}
-
-
-async def call(server: type[Server], method: str, params: dict[str, Any] | None = None) -> Any:
-    """Send one 2026-07-28 request through the dispatcher; return the decoded reply."""
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**(params or {}), "_meta": META}}
-    envelope = parse_message(msgspec.json.encode(message))
-    reply = await Dispatcher(compile_server(server)).respond(envelope, modern_context(envelope))
-    return msgspec.json.decode(reply.body)
 
 
 def error_code(reply: Any) -> int | None:

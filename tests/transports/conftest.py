@@ -1,8 +1,7 @@
 """Helpers shared by the HTTP transport tests: build and send MCP POSTs.
 
-Tests run with ``--import-mode=importlib`` and cannot import each other, so
-the request builders live here as fixtures. ``wire`` drives the conformance
-fixture server mounted at ``/conformance/mcp`` through Django's
+The request builders come from ``tests/wire.py``. ``wire`` drives the
+conformance fixture server mounted at ``/conformance/mcp`` through Django's
 ``AsyncClient`` (ASGI requests, so SSE answers are possible); its methods
 return the response and its decoded JSON-RPC message(s).
 """
@@ -16,59 +15,10 @@ from typing import Any
 import pytest
 from django.test.client import FakePayload
 
+from tests.wire import ACCEPT, CLIENT_INFO, modern_headers, modern_meta, modern_request
+
 URL = "/conformance/mcp"
-MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
-ACCEPT = "application/json, text/event-stream"
-
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-
-CLIENT_INFO = {"name": "wire-tests", "version": "1.0.0"}
-
-
-def modern_meta(capabilities: Mapping[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    """Return a complete 2026-07-28 request ``_meta``."""
-    return {
-        META_VERSION: MODERN,
-        META_CAPABILITIES: dict(capabilities or {}),
-        META_CLIENT_INFO: CLIENT_INFO,
-        **extra,
-    }
-
-
-def modern_request(
-    method: str,
-    params: Mapping[str, Any] | None = None,
-    *,
-    request_id: Any = 1,
-    meta: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Return a 2026-07-28 JSON-RPC request with a full ``_meta``."""
-    body_params = dict(params or {})
-    body_params["_meta"] = dict(meta) if meta is not None else modern_meta()
-    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": body_params}
-
-
-def modern_headers(body: Mapping[str, Any]) -> dict[str, str]:
-    """Return the MCP headers a conforming client sends for ``body``."""
-    params = body.get("params")
-    params = params if isinstance(params, Mapping) else {}
-    meta = params.get("_meta") or {}
-    headers = {"Accept": ACCEPT}
-    if isinstance(meta, Mapping) and isinstance(meta.get(META_VERSION), str):
-        headers["MCP-Protocol-Version"] = meta[META_VERSION]
-    method = body.get("method")
-    if not isinstance(method, str):
-        return headers
-    headers["Mcp-Method"] = method
-    name_key = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
-    if name_key and isinstance(params.get(name_key), str):
-        headers["Mcp-Name"] = params[name_key]
-    return headers
 
 
 def sse_messages(raw: bytes) -> list[dict[str, Any]]:

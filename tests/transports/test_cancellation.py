@@ -5,6 +5,9 @@ closing its response stream. These tests run the real Django ASGI handler
 with an in-memory ASGI peer: the request's first SSE event arrives, the
 peer sends ``http.disconnect``, and the handler must see its task
 cancelled; a closed ``subscriptions/listen`` stream must stop listening.
+A 2025-11-25 session's request is different: a disconnection is not a
+cancellation there (only ``notifications/cancelled`` is), so its handler
+runs to completion.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from django.core.handlers.asgi import ASGIHandler
 from django.urls import path
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp.dispatcher import dispatchers
+from django_mcp.dispatcher.sessions import LegacySession
 from django_mcp.events import get_backend
+from tests.wire import ACCEPT, modern_headers, modern_meta, modern_request
 
 
 class Signals:
@@ -28,6 +34,7 @@ class Signals:
 
     started: asyncio.Event
     cancelled: asyncio.Event
+    finished: asyncio.Event
 
 
 class WaitForeverTool(Tool):
@@ -44,18 +51,28 @@ class WaitForeverTool(Tool):
         yield McpResponse.text("never")
 
 
+class FinishSlowlyTool(Tool):
+    """Report progress, wait a little, then finish (unless cancelled)."""
+
+    async def handle(self, request: McpRequest):  # type: ignore[no-untyped-def]
+        yield McpResponse.progress(1, 2, "started")
+        Signals.started.set()
+        try:
+            await asyncio.sleep(0.2)
+        except asyncio.CancelledError:
+            Signals.cancelled.set()
+            raise
+        Signals.finished.set()
+        yield McpResponse.text("done")
+
+
 class CancellableServer(Server):
     name = "cancellable"
-    tools = (WaitForeverTool,)
+    tools = (WaitForeverTool, FinishSlowlyTool)
 
 
 urls = types.ModuleType("cancellation_urls")
 urls.urlpatterns = [path("mcp", CancellableServer.as_view())]  # type: ignore[attr-defined]
-
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 
 
 @pytest.fixture(autouse=True)
@@ -67,22 +84,25 @@ def _urls(settings: Any) -> Iterator[None]:
 class AsgiPeer:
     """Play the ASGI server: feed one request, collect what Django sends."""
 
-    def __init__(self, method: str, params: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": method,
-            "params": {**params, "_meta": {**META, **(meta or {})}},
-        }
+    def __init__(
+        self,
+        method: str,
+        params: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+    ) -> None:
+        if session_id is None:
+            body = modern_request(method, params, meta=meta)
+            sent = modern_headers(body)
+        else:  # a 2025-11-25 request inside a session: no modern _meta
+            body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta or {}}}
+            sent = {"Accept": ACCEPT, "Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
         headers = [
             (b"host", b"localhost"),
             (b"content-type", b"application/json"),
-            (b"accept", b"application/json, text/event-stream"),
-            (b"mcp-protocol-version", b"2026-07-28"),
-            (b"mcp-method", method.encode()),
+            *((name.lower().encode(), value.encode()) for name, value in sent.items()),
         ]
-        if "name" in params:
-            headers.append((b"mcp-name", params["name"].encode()))
         self.scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
@@ -119,7 +139,9 @@ class AsgiPeer:
 
 async def test_disconnecting_from_the_response_stream_cancels_the_tool() -> None:
     Signals.started, Signals.cancelled = asyncio.Event(), asyncio.Event()
-    peer = AsgiPeer("tools/call", {"name": "wait-forever", "arguments": {}}, meta={"progressToken": "t"})
+    peer = AsgiPeer(
+        "tools/call", {"name": "wait-forever", "arguments": {}}, meta=modern_meta(progressToken="t")
+    )
     app = peer.start()
     await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
     assert b"notifications/progress" in peer.chunks[0]
@@ -129,6 +151,33 @@ async def test_disconnecting_from_the_response_stream_cancels_the_tool() -> None
 
     await asyncio.wait_for(Signals.cancelled.wait(), timeout=5)
     await asyncio.wait_for(app, timeout=5)
+
+
+async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish() -> None:
+    # 2025-11-25 transports: a disconnection is not a cancellation.
+    Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    session = await LegacySession.create(
+        server=dispatchers.get(CancellableServer).compiled.key,
+        version="2025-11-25",
+        capabilities={},
+        client_info=None,
+    )
+    peer = AsgiPeer(
+        "tools/call",
+        {"name": "finish-slowly", "arguments": {}},
+        meta={"progressToken": "t"},
+        session_id=session.id,
+    )
+    app = peer.start()
+    await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
+    assert b"notifications/progress" in peer.chunks[0]
+    await asyncio.wait_for(Signals.started.wait(), timeout=5)
+
+    peer.disconnect()
+
+    await asyncio.wait_for(app, timeout=5)
+    await asyncio.wait_for(Signals.finished.wait(), timeout=5)
+    assert not Signals.cancelled.is_set()
 
 
 async def test_disconnecting_from_a_listen_stream_stops_listening() -> None:

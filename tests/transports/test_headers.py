@@ -435,3 +435,31 @@ def test_param_values_equal_by_json_type_are_accepted(kind: str, value: Any, hea
 def test_param_values_different_by_json_type_are_refused(kind: str, value: Any, header: str) -> None:
     with pytest.raises(HeaderMismatch):
         _check_param(kind, value, header)
+
+
+# ------------------------------------------------------- tasks extension
+
+TASKS_EXTENSION = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("method", ["tasks/get", "tasks/update", "tasks/cancel"])
+async def test_task_methods_need_the_task_id_in_the_name_header(wire: Any, method: str) -> None:
+    request = wire.request(method, {"taskId": "abc", "inputResponses": {}}, meta=wire.meta(TASKS_EXTENSION))
+
+    missing = await wire.call(request, drop=("Mcp-Name",))
+    other = await wire.call(request, headers={"Mcp-Name": "abd"})
+    matching = await wire.call(request)
+
+    assert missing == (400, mismatch())
+    assert other == (400, mismatch())
+    assert matching[0] == 200
+    assert matching[1]["error"]["code"] == jsonrpc.INVALID_PARAMS  # an unknown task, once the headers agree
+
+
+def test_task_id_is_the_name_of_task_methods() -> None:
+    headers = McpHeaders([("Mcp-Method", "tasks/get"), ("Mcp-Name", "=?base64?dC0x?=")])
+
+    validate_headers(headers, method="tasks/get", params={"taskId": "t-1"}, param_headers=None)
+    with pytest.raises(HeaderMismatch):
+        validate_headers(headers, method="tasks/get", params={"taskId": "t-2"}, param_headers=None)

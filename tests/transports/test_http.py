@@ -11,20 +11,28 @@ uvicorn server with bounded waits.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
-from typing import Any
+from typing import Annotated, Any
 from unittest.mock import ANY
 
 import httpx
+import msgspec
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ImproperlyConfigured
 from django.test import AsyncRequestFactory
 
+import django_mcp
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp.dispatcher import subscriptions
+from django_mcp.dispatcher.admission import OPEN_STREAMS
 from django_mcp.exceptions import AuthenticationFailed
 from django_mcp.protocol import jsonrpc
+from django_mcp.schemas import Schema
 from django_mcp.transports import _auth as _authn
+from tests.fake_backends import RETRY_AFTER, DownBackend
+from tests.wire import modern_headers, tool_request
 
 MODERN = "2026-07-28"
 SERVER_INFO = {"name": "django-mcp-conformance", "version": "0.1.0"}
@@ -41,13 +49,6 @@ def error(code: int, request_id: Any = 1, data: Any = None) -> dict[str, Any]:
     if data is not None:
         body["error"]["data"] = data
     return body
-
-
-def call_tool(wire: Any, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name}
-    if arguments is not None:
-        params["arguments"] = arguments
-    return wire.request("tools/call", params, **kwargs)
 
 
 # ------------------------------------------------------------- envelope
@@ -294,26 +295,36 @@ async def test_initialize_with_modern_meta_is_not_a_handshake(wire: Any) -> None
 
 
 async def test_unknown_tool_is_invalid_params(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "no_such_tool", {}))
+    status, body = await wire.call(tool_request("no_such_tool", {}))
 
     assert body == error(jsonrpc.INVALID_PARAMS)
     assert status == 200
 
 
-async def test_tool_name_must_be_a_string(wire: Any) -> None:
-    status, body = await wire.call(wire.request("tools/call", {"name": 5}))
+@pytest.mark.parametrize("name", [5, 1, [], {}, None])
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Mcp-Name": "test_simple_text", "Mcp-Param-Region": "eu"}],
+    ids=["plain", "stray-headers"],
+)
+async def test_tool_name_must_be_a_string(wire: Any, name: Any, headers: dict[str, str]) -> None:
+    # The fixture server mirrors arguments into headers, so the transport's
+    # own visibility check sees the non-string name too.
+    body = wire.request("tools/call", {"name": name, "arguments": {"region": "eu"}})
 
-    assert body == error(jsonrpc.INVALID_PARAMS)
+    status, answer = await wire.call(body, headers=headers)
+
+    assert (status, answer) == (200, error(jsonrpc.INVALID_PARAMS))
 
 
 async def test_tool_arguments_must_be_an_object(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "test_simple_text", [1]))  # type: ignore[arg-type]
+    status, body = await wire.call(tool_request("test_simple_text", [1]))  # type: ignore[arg-type]
 
     assert body == error(jsonrpc.INVALID_PARAMS)
 
 
 async def test_invalid_tool_arguments_are_a_tool_error_result(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "test_elicitation", {"message": 5}))
+    status, body = await wire.call(tool_request("test_elicitation", {"message": 5}))
 
     assert status == 200
     result = body["result"]
@@ -411,14 +422,14 @@ async def test_cursor_of_one_list_is_refused_by_another(wire: Any, settings: Any
 
 
 async def test_missing_client_capability_is_400_naming_it(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "test_missing_capability", {}))
+    status, body = await wire.call(tool_request("test_missing_capability", {}))
 
     data = {"requiredCapabilities": {"sampling": {}}}
     assert (status, body) == (400, error(jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY, data=data))
 
 
 async def test_declared_client_capability_is_served(wire: Any) -> None:
-    request = call_tool(wire, "test_missing_capability", {}, meta=wire.meta({"sampling": {}}))
+    request = tool_request("test_missing_capability", {}, meta=wire.meta({"sampling": {}}))
 
     status, body = await wire.call(request)
 
@@ -427,7 +438,7 @@ async def test_declared_client_capability_is_served(wire: Any) -> None:
 
 
 async def test_input_request_for_an_undeclared_capability_is_refused(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "test_input_required_result_elicitation", {}))
+    status, body = await wire.call(tool_request("test_input_required_result_elicitation", {}))
 
     data = {"requiredCapabilities": {"elicitation": {"form": {}}}}
     assert (status, body) == (400, error(jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY, data=data))
@@ -486,7 +497,7 @@ async def test_uncacheable_results_carry_no_cache_hints(
 
 
 async def test_simple_tool_result_is_exact(wire: Any) -> None:
-    status, body = await wire.call(call_tool(wire, "test_simple_text", {}, request_id="call-1"))
+    status, body = await wire.call(tool_request("test_simple_text", {}, request_id="call-1"))
 
     assert status == 200
     assert body == {
@@ -504,7 +515,7 @@ async def test_simple_tool_result_is_exact(wire: Any) -> None:
 async def test_server_info_can_be_switched_off(wire: Any, settings: Any) -> None:
     settings.MCP_SERVER_INFO = False
 
-    _, body = await wire.call(call_tool(wire, "test_simple_text", {}))
+    _, body = await wire.call(tool_request("test_simple_text", {}))
 
     assert "_meta" not in body["result"]
 
@@ -529,13 +540,30 @@ async def test_completion_suggests_prompt_argument_values(wire: Any) -> None:
     assert body["result"]["completion"] == {"values": ["test", "testing", "test-value"]}
 
 
+@pytest.mark.parametrize(
+    "ref",
+    [
+        {"type": "ref/prompt", "name": []},
+        {"type": "ref/prompt", "name": {}},
+        {"type": "ref/resource", "uri": []},
+        {"type": "ref/resource", "uri": {}},
+    ],
+)
+async def test_completion_reference_names_must_be_strings(wire: Any, ref: dict[str, Any]) -> None:
+    params = {"ref": ref, "argument": {"name": "arg1", "value": "tes"}}
+
+    status, body = await wire.call(wire.request("completion/complete", params))
+
+    assert (status, body) == (200, error(jsonrpc.INVALID_PARAMS))
+
+
 # ------------------------------------------------------ progress and logs
 
 
 async def test_progress_token_turns_the_answer_into_an_event_stream(wire: Any) -> None:
     meta = wire.meta(progressToken="tok-1")
 
-    response, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=meta))
+    response, messages = await wire.stream(tool_request("test_tool_with_progress", {}, meta=meta))
 
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/event-stream")
@@ -568,24 +596,24 @@ async def test_a_plain_json_answer_runs_in_the_views_own_task(
 
     monkeypatch.setattr(http.asyncio, "ensure_future", ensure_future)
 
-    plain = await wire.post(call_tool(wire, "test_simple_text", {}))
+    plain = await wire.post(tool_request("test_simple_text", {}))
     assert (plain.status_code, plain["Content-Type"], len(spawned)) == (200, "application/json", 0)
     assert json.loads(plain.content)["result"]["content"][0]["type"] == "text"
 
-    await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=wire.meta(progressToken="t")))
+    await wire.stream(tool_request("test_tool_with_progress", {}, meta=wire.meta(progressToken="t")))
     assert len(spawned) == 1  # only a request that may notify gets a task
 
 
 async def test_integer_progress_token_keeps_its_type(wire: Any) -> None:
     meta = wire.meta(progressToken=7)
 
-    _, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}, meta=meta))
+    _, messages = await wire.stream(tool_request("test_tool_with_progress", {}, meta=meta))
 
     assert {m["params"]["progressToken"] for m in messages[:-1]} == {7}
 
 
 async def test_without_progress_token_the_answer_is_plain_json(wire: Any) -> None:
-    response, messages = await wire.stream(call_tool(wire, "test_tool_with_progress", {}))
+    response, messages = await wire.stream(tool_request("test_tool_with_progress", {}))
 
     assert response["Content-Type"] == "application/json"
     assert [m.get("method") for m in messages] == [None]
@@ -598,7 +626,7 @@ async def test_client_that_does_not_accept_sse_gets_json_only(wire: Any) -> None
     meta = wire.meta(progressToken="tok")
 
     response, messages = await wire.stream(
-        call_tool(wire, "test_tool_with_progress", {}, meta=meta), headers={"Accept": "application/json"}
+        tool_request("test_tool_with_progress", {}, meta=meta), headers={"Accept": "application/json"}
     )
 
     assert response["Content-Type"] == "application/json"
@@ -607,7 +635,7 @@ async def test_client_that_does_not_accept_sse_gets_json_only(wire: Any) -> None
 
 @pytest.mark.parametrize("tool", ["test_tool_with_logging", "test_logging_tool"])
 async def test_log_messages_are_sent_only_when_a_level_is_requested(wire: Any, tool: str) -> None:
-    response, messages = await wire.stream(call_tool(wire, tool, {}))
+    response, messages = await wire.stream(tool_request(tool, {}))
 
     assert response["Content-Type"] == "application/json"
     assert not [m for m in messages if m.get("method") == "notifications/message"]
@@ -616,7 +644,7 @@ async def test_log_messages_are_sent_only_when_a_level_is_requested(wire: Any, t
 async def test_log_messages_stream_before_the_result(wire: Any) -> None:
     meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "info"})
 
-    response, messages = await wire.stream(call_tool(wire, "test_tool_with_logging", {}, meta=meta))
+    response, messages = await wire.stream(tool_request("test_tool_with_logging", {}, meta=meta))
 
     assert response["Content-Type"].startswith("text/event-stream")
     assert messages[:-1] == [
@@ -629,7 +657,7 @@ async def test_log_messages_stream_before_the_result(wire: Any) -> None:
 async def test_sync_tool_log_message_is_streamed(wire: Any) -> None:
     meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "debug"})
 
-    response, messages = await wire.stream(call_tool(wire, "test_logging_tool", {}, meta=meta))
+    response, messages = await wire.stream(tool_request("test_logging_tool", {}, meta=meta))
 
     assert response["Content-Type"].startswith("text/event-stream")
     assert [m.get("method") for m in messages] == ["notifications/message", None]
@@ -638,7 +666,7 @@ async def test_sync_tool_log_message_is_streamed(wire: Any) -> None:
 async def test_log_messages_below_the_requested_level_are_dropped(wire: Any) -> None:
     meta = wire.meta(**{"io.modelcontextprotocol/logLevel": "warning"})
 
-    response, messages = await wire.stream(call_tool(wire, "test_tool_with_logging", {}, meta=meta))
+    response, messages = await wire.stream(tool_request("test_tool_with_logging", {}, meta=meta))
 
     assert response["Content-Type"] == "application/json"
     assert len(messages) == 1 and "result" in messages[0]
@@ -652,7 +680,7 @@ ELICIT = {"elicitation": {}}
 
 async def test_input_required_round_trip_completes(wire: Any) -> None:
     meta = wire.meta(ELICIT)
-    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+    _, first = await wire.call(tool_request("test_input_required_result_request_state", {}, meta=meta))
 
     asked = first["result"]
     assert asked["resultType"] == "input_required"
@@ -663,7 +691,7 @@ async def test_input_required_round_trip_completes(wire: Any) -> None:
     state = asked["requestState"]
     assert isinstance(state, str) and "state-ok" != state
 
-    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry = tool_request("test_input_required_result_request_state", {}, meta=meta, request_id=2)
     retry["params"].update(inputResponses=CONFIRM, requestState=state)
     status, second = await wire.call(retry)
 
@@ -682,11 +710,11 @@ async def test_input_required_round_trip_completes(wire: Any) -> None:
 
 async def test_tampered_request_state_is_invalid_params(wire: Any) -> None:
     meta = wire.meta(ELICIT)
-    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+    _, first = await wire.call(tool_request("test_input_required_result_request_state", {}, meta=meta))
     state = first["result"]["requestState"]
     tampered = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
 
-    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry = tool_request("test_input_required_result_request_state", {}, meta=meta, request_id=2)
     retry["params"].update(inputResponses=CONFIRM, requestState=tampered)
     status, body = await wire.call(retry)
 
@@ -695,9 +723,9 @@ async def test_tampered_request_state_is_invalid_params(wire: Any) -> None:
 
 async def test_request_state_replayed_on_another_tool_is_invalid_params(wire: Any) -> None:
     meta = wire.meta(ELICIT)
-    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+    _, first = await wire.call(tool_request("test_input_required_result_request_state", {}, meta=meta))
 
-    replay = call_tool(wire, "test_input_required_result_tampered_state", {}, meta=meta, request_id=2)
+    replay = tool_request("test_input_required_result_tampered_state", {}, meta=meta, request_id=2)
     replay["params"].update(inputResponses=CONFIRM, requestState=first["result"]["requestState"])
     status, body = await wire.call(replay)
 
@@ -706,9 +734,9 @@ async def test_request_state_replayed_on_another_tool_is_invalid_params(wire: An
 
 async def test_retry_without_the_answers_asks_again(wire: Any) -> None:
     meta = wire.meta(ELICIT)
-    _, first = await wire.call(call_tool(wire, "test_input_required_result_request_state", {}, meta=meta))
+    _, first = await wire.call(tool_request("test_input_required_result_request_state", {}, meta=meta))
 
-    retry = call_tool(wire, "test_input_required_result_request_state", {}, meta=meta, request_id=2)
+    retry = tool_request("test_input_required_result_request_state", {}, meta=meta, request_id=2)
     retry["params"].update(
         inputResponses={"other": {"action": "accept"}}, requestState=first["result"]["requestState"]
     )
@@ -719,7 +747,7 @@ async def test_retry_without_the_answers_asks_again(wire: Any) -> None:
 
 @pytest.mark.parametrize("responses", [5, "x", [1]])
 async def test_structurally_invalid_input_responses_are_invalid_params(wire: Any, responses: Any) -> None:
-    request = call_tool(wire, "test_input_required_result_elicitation", {}, meta=wire.meta(ELICIT))
+    request = tool_request("test_input_required_result_elicitation", {}, meta=wire.meta(ELICIT))
     request["params"]["inputResponses"] = responses
 
     status, body = await wire.call(request)
@@ -730,7 +758,7 @@ async def test_structurally_invalid_input_responses_are_invalid_params(wire: Any
 async def test_multiple_input_kinds_are_asked_at_once(wire: Any) -> None:
     meta = wire.meta({"elicitation": {}, "sampling": {}, "roots": {}})
 
-    _, body = await wire.call(call_tool(wire, "test_input_required_result_multiple_inputs", {}, meta=meta))
+    _, body = await wire.call(tool_request("test_input_required_result_multiple_inputs", {}, meta=meta))
 
     requests = body["result"]["inputRequests"]
     assert {key: item["method"] for key, item in requests.items()} == {
@@ -783,6 +811,51 @@ async def test_other_http_methods_are_405(async_client: Any) -> None:
     response = await async_client.put("/conformance/mcp", data=b"{}", content_type="application/json")
 
     assert response.status_code == 405
+
+
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize(
+    ("method", "status"),
+    [("notification", 202), ("get", 405), ("delete", 405), ("put", 405), ("patch", 405)],
+)
+async def test_replies_without_a_body_carry_no_content_type(
+    wire: Any, async_client: Any, settings: Any, debug: Any, method: str, status: int
+) -> None:
+    settings.DEBUG = debug
+    if method == "notification":
+        notification = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"_meta": wire.meta()},
+        }
+        response = await wire.post(notification)
+    else:
+        response = await getattr(async_client, method)("/conformance/mcp")
+
+    assert (response.status_code, response.content) == (status, b"")
+    assert "Content-Type" not in response
+
+
+@pytest.mark.django_db
+def test_legacy_get_stream_under_wsgi_is_405_without_get_in_allow(client: Any) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    opened = client.post("/conformance/mcp", initialize, content_type="application/json")
+    session = opened["Mcp-Session-Id"]
+
+    response = client.get(
+        "/conformance/mcp", headers={"Mcp-Session-Id": session, "Accept": "text/event-stream"}
+    )
+
+    assert (response.status_code, response["Allow"]) == (405, "POST, DELETE")
 
 
 async def test_modern_get_ignores_a_stray_last_event_id(async_client: Any) -> None:
@@ -992,6 +1065,60 @@ async def test_listen_with_a_malformed_filter_is_invalid_params(wire: Any) -> No
     assert body == error(jsonrpc.INVALID_PARAMS)
 
 
+async def test_listen_while_change_notifications_are_unavailable_is_503_with_retry_after(
+    wire: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(subscriptions, "get_backend", DownBackend)
+    listen = wire.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id=8)
+
+    response = await wire.post(listen)
+
+    assert (response.status_code, response["Retry-After"]) == (503, str(RETRY_AFTER))
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content) == error(jsonrpc.INTERNAL_ERROR, 8)
+
+
+async def test_listen_stream_past_its_buffer_ends_with_its_result(wire: Any, settings: Any) -> None:
+    from testproject.conformance.mcp import ConformanceServer
+
+    settings.MCP_STREAM_BUFFER = 2
+    listen = wire.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id=6)
+    response = await wire.post(listen)
+    assert response.status_code == 200
+    chunks = aiter(response.streaming_content)
+    ack = wire.sse_messages(await asyncio.wait_for(anext(chunks), WAIT))
+    assert ack[0]["method"] == "notifications/subscriptions/acknowledged"
+
+    for _ in range(10):  # nobody reads the stream meanwhile
+        django_mcp.tools_changed(ConformanceServer)
+
+    async def rest() -> list[dict[str, Any]]:
+        return wire.sse_messages(b"".join([chunk async for chunk in chunks]))
+
+    assert await asyncio.wait_for(rest(), WAIT) == [
+        {"jsonrpc": "2.0", "id": 6, "result": {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: 6}}}
+    ]
+
+
+async def test_listen_streams_over_max_streams_get_503_with_retry_after(wire: Any, settings: Any) -> None:
+    gc.collect()  # streams of earlier tests that nobody holds any more
+    settings.MCP_MAX_STREAMS = OPEN_STREAMS.count + 1
+    listen = wire.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+
+    first = await wire.post(listen)
+    refused = await wire.post(listen)
+    opened = first.status_code
+    first.close()
+    del first  # the client went away: its stream is gone
+    gc.collect()
+    again = await wire.post(listen)
+    again.close()
+
+    assert (opened, refused.status_code, again.status_code) == (200, 503, 200)
+    assert refused["Retry-After"] == "1"
+    assert json.loads(refused.content) == error(jsonrpc.INTERNAL_ERROR)
+
+
 # -------------------------------------------------------- authentication
 
 
@@ -1137,3 +1264,137 @@ async def test_refused_token_is_challenged_even_on_an_open_server(settings: Any)
     )
     assert json.loads(refused.content) == error(jsonrpc.INVALID_REQUEST, None)
     assert anonymous.status_code == 200
+
+
+# ----------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("depth", [65, 960, 5000])
+async def test_deep_nesting_is_an_invalid_request_not_a_500(wire: Any, settings: Any, depth: int) -> None:
+    settings.DEBUG = True  # a traceback page would leak paths and settings
+    body = tool_request("test_simple_text", {})
+    raw = json.dumps(body).replace('"arguments": {}', '"arguments": {"a": ' + "[" * depth + "]" * depth + "}")
+
+    response = await wire.post(body, raw=raw.encode())
+
+    assert (response.status_code, response["Content-Type"]) == (400, "application/json")
+    assert json.loads(response.content)["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+async def test_nesting_up_to_the_limit_is_served(wire: Any, settings: Any) -> None:
+    settings.MCP_MAX_JSON_DEPTH = 8
+    body = tool_request("test_simple_text", {})
+    # message (1) > params (2) > arguments (3) > a (4..8)
+    raw = json.dumps(body).replace('"arguments": {}', '"arguments": {"a": [[[[[]]]]]}')
+
+    response = await wire.post(body, raw=raw.encode())
+
+    assert response.status_code == 200, response.content
+    settings.MCP_MAX_JSON_DEPTH = 7
+    assert (await wire.post(body, raw=raw.encode())).status_code == 400
+
+
+async def test_an_unexpected_failure_in_the_view_is_a_json_error(
+    wire: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import django_mcp.transports.http as http
+
+    settings.DEBUG = True
+
+    def explode(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(http, "_read_body", explode)
+    response = await wire.post(tool_request("test_simple_text", {}))
+
+    assert (response.status_code, response["Content-Type"]) == (500, "application/json")
+    assert b"secret" not in response.content
+    assert json.loads(response.content)["error"]["code"] == jsonrpc.INTERNAL_ERROR
+
+
+async def test_without_the_auth_app_an_open_server_serves_anonymous_callers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.apps import apps
+
+    installed = apps.is_installed
+    monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
+    request = AsyncRequestFactory().post("/mcp", data=b"{}", content_type="application/json")
+
+    user, denied = await _authn.authenticate(request, OpenServer)
+
+    assert (user, denied) == (None, None)
+
+
+# ---------------------------------------- hidden tools and mirrored headers
+
+
+class DeployInput(Schema):
+    region: Annotated[str, msgspec.Meta(extra_json_schema={"x-mcp-header": "Region"})]
+
+
+class GuardedDeployTool(Tool[DeployInput]):
+    name = "deploy"
+    permissions = ("demo.deploy",)
+
+    def handle(self, payload: DeployInput) -> McpResponse:
+        return McpResponse.text(f"deployed to {payload.region}")
+
+
+class GuardedServer(Server):
+    name = "guarded"
+    tools = (GuardedDeployTool,)
+
+
+class _Deployer:
+    is_authenticated = True
+    is_active = True
+    pk = 2
+
+    async def ahas_perms(self, permissions: Any) -> bool:
+        return True
+
+
+class DeployerBearer:
+    async def authenticate(self, request: Any) -> Any:
+        return _Deployer() if request.headers.get("Authorization") == "Bearer deployer" else None
+
+
+def _deploy_request(name: str, **headers: str) -> Any:
+    body = tool_request(name, {"region": "eu"})
+    return AsyncRequestFactory().post(
+        "/guarded-mcp",
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={**modern_headers(body), **headers},
+    )
+
+
+@pytest.mark.parametrize("headers", [{}, {"Mcp-Param-Region": "eu"}, {"Mcp-Param-Region": "us"}])
+async def test_hidden_tool_with_mirrored_arguments_answers_like_an_unknown_tool(
+    headers: dict[str, str],
+) -> None:
+    hidden = await GuardedServer.as_view()(_deploy_request("deploy", **headers))
+    unknown = await GuardedServer.as_view()(_deploy_request("no-such-tool", **headers))
+
+    assert (hidden.status_code, unknown.status_code) == (200, 200)
+    hidden_body, unknown_body = json.loads(hidden.content), json.loads(unknown.content)
+    assert hidden_body == error(jsonrpc.INVALID_PARAMS)
+    assert unknown_body == error(jsonrpc.INVALID_PARAMS)
+    assert (
+        hidden_body["error"]["message"].replace("deploy", "no-such-tool") == unknown_body["error"]["message"]
+    )
+
+
+async def test_visible_tool_with_mirrored_arguments_needs_its_headers(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}.DeployerBearer"]
+
+    missing = await GuardedServer.as_view()(_deploy_request("deploy", Authorization="Bearer deployer"))
+    sent = await GuardedServer.as_view()(
+        _deploy_request("deploy", Authorization="Bearer deployer", **{"Mcp-Param-Region": "eu"})
+    )
+
+    assert missing.status_code == 400
+    assert json.loads(missing.content) == error(jsonrpc.HEADER_MISMATCH)
+    assert sent.status_code == 200
+    assert json.loads(sent.content)["result"]["content"] == [{"type": "text", "text": "deployed to eu"}]

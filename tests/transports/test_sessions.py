@@ -2,7 +2,9 @@
 
 Results carry none of the 2026-07-28 fields (``resultType``, ``ttlMs``,
 ``cacheScope``, server-info ``_meta``); ``ping`` and ``logging/setLevel``
-answer exactly ``{}``; unknown or deleted sessions are 404. The streaming
+answer exactly ``{}``; unknown or deleted sessions are 404, and so are
+sessions another caller opened. Sessions are bounded (size, sessions per
+caller), changed atomically, and have at most one GET stream. The streaming
 server-to-client round trip (``elicitation/create`` on the tools/call
 stream, answered by a second POST) runs against the live uvicorn server.
 """
@@ -10,6 +12,7 @@ stream, answered by a second POST) runs against the live uvicorn server.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import re
 from typing import Any
@@ -17,9 +20,15 @@ from unittest.mock import ANY
 
 import httpx
 import pytest
+from django.core.cache import caches
 
-from django_mcp.dispatcher.sessions import LegacySession, PendingRequests
+from django_mcp import ratelimit
+from django_mcp.dispatcher import relay, subscriptions
+from django_mcp.dispatcher.admission import OPEN_STREAMS
+from django_mcp.dispatcher.sessions import LegacySession, PendingRequests, stored_size
+from django_mcp.events import EventBackend, ForwardFailed
 from django_mcp.protocol import jsonrpc
+from tests.fake_backends import RETRY_AFTER, DownBackend
 
 LEGACY = "2025-11-25"
 SERVER_INFO = {"name": "django-mcp-conformance", "version": "0.1.0"}
@@ -287,6 +296,62 @@ async def test_client_response_post_is_accepted_with_202(wire: Any) -> None:
     assert response.status_code == 202
 
 
+class _Forwarding(EventBackend):
+    """An event backend reaching other workers, with a fixed outcome."""
+
+    forwards = True
+
+    def __init__(self, *, outcome: bool | Exception) -> None:
+        self.outcome = outcome
+        self.forwarded: list[Any] = []
+
+    async def forward(self, message: Any) -> bool:
+        self.forwarded.append(message)
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"), [(True, 202), (False, 202), (ForwardFailed("Redis did not take it"), 503)]
+)
+@pytest.mark.parametrize(
+    ("message", "forwarded"),
+    [
+        (
+            {"jsonrpc": "2.0", "id": "elsewhere", "result": {"action": "decline"}},
+            {"kind": "answer", "id": "elsewhere", "result": {"action": "decline"}, "error": None},
+        ),
+        (
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}},
+            {"kind": "cancel", "id": 5},
+        ),
+    ],
+)
+async def test_an_answer_or_cancellation_for_another_worker_is_forwarded_or_refused(
+    wire: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    outcome: Any,
+    status: int,
+    message: dict[str, Any],
+    forwarded: dict[str, Any],
+) -> None:
+    session_id = await wire.initialize()
+    backend = _Forwarding(outcome=outcome)
+    monkeypatch.setattr(relay, "get_backend", lambda: backend)
+
+    response = await wire.post(message, headers=wire.session_headers(session_id))
+
+    assert response.status_code == status
+    assert backend.forwarded == [{**forwarded, "server": KEY, "session": session_id}]
+    if status == 503:
+        assert response["Retry-After"] == "1"
+        assert json.loads(response.content) == {
+            "jsonrpc": "2.0",
+            "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY},
+        }
+
+
 async def test_unsupported_version_header_in_a_session_is_400(wire: Any) -> None:
     session_id = await wire.initialize()
 
@@ -344,6 +409,31 @@ async def test_get_without_accepting_sse_is_406(wire: Any, async_client: Any) ->
     )
 
     assert response.status_code == 406
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content) == {
+        "jsonrpc": "2.0",
+        "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY},
+    }
+
+
+@pytest.mark.parametrize("debug", [False, True])
+async def test_session_replies_without_a_body_carry_no_content_type(
+    wire: Any, async_client: Any, settings: Any, debug: Any
+) -> None:
+    settings.DEBUG = debug
+    session_id = await wire.initialize()
+    headers = wire.session_headers(session_id)
+
+    notified = await wire.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    answered = await wire.post({"jsonrpc": "2.0", "id": "nobody-asked", "result": {}}, headers=headers)
+    deleted = await async_client.delete("/conformance/mcp", headers={"Mcp-Session-Id": session_id})
+
+    assert [(r.status_code, r.content) for r in (notified, answered, deleted)] == [
+        (202, b""),
+        (202, b""),
+        (204, b""),
+    ]
+    assert [r.has_header("Content-Type") for r in (notified, answered, deleted)] == [False] * 3
 
 
 def test_wsgi_get_of_a_session_is_405(client: Any) -> None:
@@ -518,3 +608,347 @@ async def test_each_request_of_a_session_renews_its_idle_timeout(settings) -> No
     with mock.patch.object(cache, "atouch", wraps=cache.atouch) as touch:
         assert await LegacySession.load(session.id, server="s", timeout=123) == session
     touch.assert_awaited_once_with("django_mcp:session:" + session.id, 123)
+
+
+# ----------------------------------------------------------------- owners
+
+URL = "/conformance/mcp"
+KEY = "testproject.conformance.mcp.ConformanceServer"
+
+
+class TokenUser:
+    """Just enough of a Django user: authenticated, with a primary key."""
+
+    is_authenticated = True
+
+    def __init__(self, pk: int) -> None:
+        self.pk = pk
+
+
+class BearerUsers:
+    """Authenticate ``Authorization: Bearer user-<pk>`` as user ``pk``."""
+
+    def authenticate(self, request: Any) -> TokenUser | None:
+        value = request.headers.get("Authorization", "")
+        if value.startswith("Bearer user-"):
+            return TokenUser(int(value.removeprefix("Bearer user-")))
+        return None
+
+
+@pytest.fixture
+def bearer_users(settings: Any) -> None:
+    # pytest registers this module in sys.modules: import_string finds it.
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}.BearerUsers"]
+
+
+def as_user(pk: int | None) -> dict[str, str]:
+    return {} if pk is None else {"Authorization": f"Bearer user-{pk}"}
+
+
+async def open_session(wire: Any, *, user: int | None = None) -> str:
+    response = await wire.post(initialize_body(), headers=as_user(user), drop=("Mcp-Method",))
+    assert response.status_code == 200
+    return str(response["Mcp-Session-Id"])
+
+
+@pytest.mark.parametrize(("owner", "intruder"), [(1, 2), (1, None), (None, 2)])
+async def test_a_session_is_unknown_to_another_caller(
+    wire: Any, async_client: Any, bearer_users: None, owner: int | None, intruder: int | None
+) -> None:
+    session_id = await open_session(wire, user=owner)
+    theirs = {**wire.session_headers(session_id), **as_user(intruder)}
+
+    set_level = {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}}
+    posted = await wire.post(set_level, headers=theirs, drop=("Mcp-Method",))
+    streamed = await async_client.get(URL, headers={**theirs, "Accept": "text/event-stream"})
+    deleted = await async_client.delete(URL, headers=theirs)
+    pinged = await wire.post(
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        headers={**wire.session_headers(session_id), **as_user(owner)},
+        drop=("Mcp-Method",),
+    )
+
+    assert (posted.status_code, streamed.status_code, deleted.status_code) == (404, 404, 404)
+    assert json.loads(posted.content)["error"]["code"] == jsonrpc.INVALID_REQUEST
+    assert json.loads(deleted.content)["error"]["code"] == jsonrpc.INVALID_REQUEST
+    assert pinged.status_code == 200
+    owner_id = None if owner is None else f"user:{owner}"
+    session = await LegacySession.load(session_id, server=KEY, owner=owner_id)
+    assert session is not None
+    assert session.log_level is None
+
+
+# ------------------------------------------------------------------ bounds
+
+
+async def test_initialize_storing_more_than_the_session_size_is_invalid_params(
+    wire: Any, settings: Any
+) -> None:
+    settings.MCP_MAX_SESSION_SIZE = 1024
+    body = initialize_body(capabilities={"experimental": {"blob": "x" * 2000}})
+
+    response = await wire.post(body, drop=("Mcp-Method",))
+
+    assert response.status_code == 200
+    assert "Mcp-Session-Id" not in response
+    assert json.loads(response.content) == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "error": {"code": jsonrpc.INVALID_PARAMS, "message": ANY},
+    }
+
+
+async def test_subscriptions_beyond_the_session_size_are_invalid_params(wire: Any, settings: Any) -> None:
+    settings.MCP_MAX_SESSION_SIZE = 600
+    session_id = await wire.initialize()
+
+    codes = []
+    for n in range(8):
+        _, body = await wire.legacy(
+            session_id, "resources/subscribe", {"uri": f"test://template/{n}{'x' * 100}/data"}
+        )
+        codes.append(body["error"]["code"] if "error" in body else None)
+
+    assert codes[0] is None
+    assert codes[-1] == jsonrpc.INVALID_PARAMS
+    session = await LegacySession.load(session_id, server=KEY)
+    assert session is not None
+    assert stored_size(session.capabilities, session.client_info, session.subscriptions) <= 600
+
+
+async def test_initialize_past_the_sessions_per_client_limit_is_429(
+    wire: Any, settings: Any, bearer_users: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.MCP_MAX_SESSIONS_PER_CLIENT = 3
+    settings.MCP_SESSION_TIMEOUT = 3600
+    caches["default"].clear()
+    now = [3600.0 * 500_000 + 100]  # 100 s into a window
+    monkeypatch.setattr(ratelimit, "_now", lambda: now[0])
+
+    answers = [await wire.post(initialize_body(), drop=("Mcp-Method",)) for _ in range(4)]
+    other_caller = await wire.post(initialize_body(), headers=as_user(7), drop=("Mcp-Method",))
+    now[0] += 3600
+    next_window = await wire.post(initialize_body(), drop=("Mcp-Method",))
+
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    refused = answers[-1]
+    assert "Mcp-Session-Id" not in refused
+    assert refused["Retry-After"] == "3500"
+    assert json.loads(refused.content) == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY},
+    }
+    assert other_caller.status_code == 200
+    assert next_window.status_code == 200
+
+
+# ---------------------------------------------------------------- atomicity
+
+
+async def test_concurrent_changes_keep_every_subscription() -> None:
+    session = await LegacySession.create(server="s", version=LEGACY, capabilities={}, client_info=None)
+    copies = [await LegacySession.load(session.id, server="s") for _ in range(31)]
+    assert all(copy is not None for copy in copies)
+
+    await asyncio.gather(
+        copies[30].set_log_level("debug"),  # type: ignore[union-attr]
+        *(copy.subscribe(f"test://r/{n}") for n, copy in enumerate(copies[:30])),  # type: ignore[union-attr]
+    )
+
+    stored = await LegacySession.load(session.id, server="s")
+    assert stored is not None
+    assert sorted(stored.subscriptions) == sorted(f"test://r/{n}" for n in range(30))
+    assert stored.log_level == "debug"
+
+
+async def test_concurrent_subscribe_requests_keep_every_subscription(wire: Any) -> None:
+    session_id = await wire.initialize()
+
+    answers = await asyncio.gather(
+        *(
+            wire.legacy(session_id, "resources/subscribe", {"uri": f"test://template/{n}/data"}, request_id=n)
+            for n in range(30)
+        )
+    )
+
+    assert all(status == 200 and body["result"] == {} for status, body in answers)
+    stored = await LegacySession.load(session_id, server=KEY)
+    assert stored is not None
+    assert sorted(stored.subscriptions) == sorted(f"test://template/{n}/data" for n in range(30))
+
+
+async def test_a_change_never_stores_a_deleted_session_again() -> None:
+    session = await LegacySession.create(server="s", version=LEGACY, capabilities={}, client_info=None)
+    loaded = await LegacySession.load(session.id, server="s")
+    assert loaded is not None
+
+    await session.delete()
+    await loaded.subscribe("test://r")
+    await loaded.set_log_level("debug")
+    await loaded.unsubscribe("test://r")
+    await loaded.save()
+
+    assert await LegacySession.load(session.id, server="s") is None
+
+
+async def test_delete_racing_subscribe_never_resurrects_the_session() -> None:
+    for trial in range(100):
+        session = await LegacySession.create(server="s", version=LEGACY, capabilities={}, client_info=None)
+
+        async def subscribe(session_id: str = session.id, pause: float = (trial % 3) / 1000) -> None:
+            loaded = await LegacySession.load(session_id, server="s")
+            if loaded is not None:
+                await asyncio.sleep(pause)
+                await loaded.subscribe("test://r")
+
+        async def delete(ended: LegacySession = session, pause: float = (trial % 5) / 2000) -> None:
+            await asyncio.sleep(pause)
+            await ended.delete()
+
+        await asyncio.gather(subscribe(), delete())
+        assert await LegacySession.load(session.id, server="s") is None, f"trial {trial}"
+
+
+async def test_a_subscribe_request_overtaken_by_delete_does_not_resurrect_the_session(
+    wire: Any, async_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = await wire.initialize()
+    loaded, deleted = asyncio.Event(), asyncio.Event()
+    subscribe = LegacySession.subscribe
+
+    async def overtaken(self: LegacySession, uri: str) -> None:
+        loaded.set()  # the request holds the session it loaded...
+        await deleted.wait()  # ...while a DELETE ends it
+        await subscribe(self, uri)
+
+    monkeypatch.setattr(LegacySession, "subscribe", overtaken)
+
+    async def delete() -> Any:
+        await asyncio.wait_for(loaded.wait(), WAIT)
+        response = await async_client.delete(URL, headers={"Mcp-Session-Id": session_id})
+        deleted.set()
+        return response
+
+    (status, _), gone = await asyncio.wait_for(
+        asyncio.gather(
+            wire.legacy(session_id, "resources/subscribe", {"uri": "test://template/1/data"}), delete()
+        ),
+        WAIT,
+    )
+
+    assert (status, gone.status_code) == (200, 204)
+    assert await LegacySession.load(session_id, server=KEY) is None
+
+
+# -------------------------------------------------------------- GET streams
+
+WAIT_STREAM = 5.0  # seconds: bound of every in-process stream wait
+
+
+def stream_headers(wire: Any, session_id: str) -> dict[str, str]:
+    return {**wire.session_headers(session_id), "Accept": "text/event-stream"}
+
+
+async def rest_of(chunks: Any) -> list[bytes]:
+    return [chunk async for chunk in chunks]
+
+
+async def test_a_second_get_stream_of_a_session_is_409_while_the_first_is_open(
+    wire: Any, async_client: Any
+) -> None:
+    session_id = await wire.initialize()
+    headers = stream_headers(wire, session_id)
+
+    first = await async_client.get(URL, headers=headers)
+    second = await async_client.get(URL, headers=headers)
+    first.close()  # as the ASGI handler does once the stream ends
+    third = await async_client.get(URL, headers=headers)
+    third.close()
+
+    assert (first.status_code, second.status_code, third.status_code) == (200, 409, 200)
+    assert json.loads(second.content)["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+async def test_a_get_stream_over_max_streams_is_503_and_leaves_the_session_free(
+    wire: Any, async_client: Any, settings: Any
+) -> None:
+    gc.collect()  # streams of earlier tests that nobody holds any more
+    settings.MCP_MAX_STREAMS = OPEN_STREAMS.count  # full: not one stream more
+    session_id = await wire.initialize()
+    headers = stream_headers(wire, session_id)
+
+    refused = await async_client.get(URL, headers=headers)
+    settings.MCP_MAX_STREAMS = OPEN_STREAMS.count + 1
+    opened = await async_client.get(URL, headers=headers)  # not 409: the refusal kept no claim
+    opened.close()
+
+    assert (refused.status_code, opened.status_code) == (503, 200)
+    assert refused["Retry-After"] == "1"
+    assert json.loads(refused.content)["error"]["code"] == jsonrpc.INTERNAL_ERROR
+
+
+async def test_a_get_stream_open_in_another_process_is_409(wire: Any, async_client: Any) -> None:
+    session_id = await wire.initialize()
+    # What an open stream of another worker leaves in the shared cache.
+    await caches["default"].aset("django_mcp:session-stream:" + session_id, "another-worker", 60)
+
+    response = await async_client.get(URL, headers=stream_headers(wire, session_id))
+
+    assert response.status_code == 409
+
+
+async def test_a_get_stream_while_notifications_are_unavailable_is_503_and_leaves_the_session_free(
+    wire: Any, async_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = await wire.initialize()
+    headers = stream_headers(wire, session_id)
+
+    monkeypatch.setattr(subscriptions, "get_backend", DownBackend)
+    refused = await async_client.get(URL, headers=headers)
+    monkeypatch.undo()
+    opened = await async_client.get(URL, headers=headers)  # not 409: the refusal kept no claim
+    opened.close()
+
+    assert (refused.status_code, refused["Retry-After"], opened.status_code) == (503, str(RETRY_AFTER), 200)
+    assert json.loads(refused.content) == {
+        "jsonrpc": "2.0",
+        "error": {"code": jsonrpc.INTERNAL_ERROR, "message": ANY},
+    }
+
+
+async def test_delete_ends_the_sessions_get_stream_at_once(
+    wire: Any, async_client: Any, settings: Any
+) -> None:
+    settings.MCP_SSE_KEEPALIVE = 60  # the stream must not wait for a keep-alive to end
+    session_id = await wire.initialize()
+    stream = await async_client.get(URL, headers=stream_headers(wire, session_id))
+    chunks = aiter(stream.streaming_content)
+    listening = await asyncio.wait_for(anext(chunks), WAIT_STREAM)
+
+    deleted = await async_client.delete(URL, headers={"Mcp-Session-Id": session_id})
+    rest = await asyncio.wait_for(rest_of(chunks), WAIT_STREAM)
+
+    assert listening.startswith(b":")
+    assert deleted.status_code == 204
+    assert rest == []
+
+
+async def test_get_stream_ends_at_a_keepalive_once_its_session_ended_elsewhere(
+    wire: Any, async_client: Any, settings: Any
+) -> None:
+    settings.MCP_SSE_KEEPALIVE = 0.05
+    session_id = await wire.initialize()
+    stream = await async_client.get(URL, headers=stream_headers(wire, session_id))
+    chunks = aiter(stream.streaming_content)
+    await asyncio.wait_for(anext(chunks), WAIT_STREAM)
+
+    # Another worker's DELETE: the stored session goes, no in-process signal.
+    ended = await LegacySession.load(session_id, server=KEY)
+    assert ended is not None
+    await ended.delete()
+    rest = await asyncio.wait_for(rest_of(chunks), WAIT_STREAM)
+    again = await async_client.get(URL, headers=stream_headers(wire, session_id))
+
+    assert all(chunk.startswith(b":") for chunk in rest)  # keep-alives at most
+    assert again.status_code == 404

@@ -24,14 +24,19 @@ from django_mcp.events import Event, EventBackend
 from django_mcp.inputs import elicit, input_required
 from django_mcp.protocol import jsonrpc
 from django_mcp.transports.stdio import serve_stdio
+from tests.wire import (
+    META_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+    META_VERSION,
+    MODERN,
+    modern_meta,
+    modern_request,
+    tool_request,
+)
 
 TIMEOUT = 5.0  # seconds, for every wait
-MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
@@ -141,47 +146,12 @@ CAPABILITIES = {
 # --------------------------------------------------------------- helpers
 
 
-def meta(extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Return a complete 2026-07-28 request ``_meta``."""
-    return {META_VERSION: MODERN, META_CAPABILITIES: {}, **(extra or {})}
-
-
-def request(
-    method: str,
-    params: dict[str, Any] | None = None,
-    *,
-    request_id: Any = 1,
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Return a 2026-07-28 request; ``extra`` goes into ``_meta``."""
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": method,
-        "params": {**(params or {}), "_meta": meta(extra)},
-    }
-
-
 def legacy(method: str, params: dict[str, Any] | None = None, *, request_id: Any = 1) -> dict[str, Any]:
     """Return a request without ``_meta`` (2025-11-25 style)."""
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         body["params"] = params
     return body
-
-
-def call(
-    name: str,
-    arguments: dict[str, Any] | None = None,
-    *,
-    request_id: Any = 1,
-    extra: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Return a 2026-07-28 ``tools/call`` request."""
-    params: dict[str, Any] = {"name": name}
-    if arguments is not None:
-        params["arguments"] = arguments
-    return request("tools/call", params, request_id=request_id, extra=extra)
 
 
 def text_result(request_id: Any, text: str) -> dict[str, Any]:
@@ -295,7 +265,7 @@ async def connect() -> AsyncIterator[Callable[..., Peer]]:
 async def test_discover_names_both_eras_and_the_capabilities(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    answer = await peer.ask(request("server/discover"))
+    answer = await peer.ask(modern_request("server/discover"))
 
     assert answer == {
         "jsonrpc": "2.0",
@@ -314,7 +284,7 @@ async def test_discover_names_both_eras_and_the_capabilities(connect: Callable[.
 async def test_tools_call_answers_with_one_compact_line(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    answer = await peer.ask(call("echo", {"text": "hi"}, request_id="a"))
+    answer = await peer.ask(tool_request("echo", {"text": "hi"}, request_id="a"))
 
     assert answer == text_result("a", "hi")
     assert peer.lines == [msgspec.json.encode(answer) + b"\n"]
@@ -322,10 +292,10 @@ async def test_tools_call_answers_with_one_compact_line(connect: Callable[..., P
 
 async def test_a_fast_request_overtakes_a_slow_one(connect: Callable[..., Peer], gate: Gate) -> None:
     peer = connect()
-    peer.send(call("wait", request_id=1))
+    peer.send(tool_request("wait", request_id=1))
     await asyncio.wait_for(gate.entered.wait(), TIMEOUT)
 
-    fast = await peer.ask(call("echo", {"text": "fast"}, request_id=2))
+    fast = await peer.ask(tool_request("echo", {"text": "fast"}, request_id=2))
     gate.opened.set()
     slow = await peer.recv()
 
@@ -334,7 +304,7 @@ async def test_a_fast_request_overtakes_a_slow_one(connect: Callable[..., Peer],
 
 async def test_progress_notifications_precede_the_response(connect: Callable[..., Peer]) -> None:
     peer = connect()
-    peer.send(call("count", request_id=3, extra={"progressToken": "tok"}))
+    peer.send(tool_request("count", request_id=3, meta=modern_meta(progressToken="tok")))
 
     messages = [await peer.recv() for _ in range(3)]
 
@@ -356,12 +326,12 @@ async def test_progress_notifications_precede_the_response(connect: Callable[...
 async def test_progress_needs_a_progress_token(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    assert await peer.ask(call("count", request_id=3)) == text_result(3, "counted")
+    assert await peer.ask(tool_request("count", request_id=3)) == text_result(3, "counted")
 
 
 async def test_log_messages_from_a_thread_precede_the_response(connect: Callable[..., Peer]) -> None:
     peer = connect()
-    peer.send(call("chatty", request_id=4, extra={META_LOG_LEVEL: "info"}))
+    peer.send(tool_request("chatty", request_id=4, meta=modern_meta(**{META_LOG_LEVEL: "info"})))
 
     messages = [await peer.recv(), await peer.recv()]
 
@@ -378,19 +348,19 @@ async def test_log_messages_from_a_thread_precede_the_response(connect: Callable
 async def test_log_messages_need_a_log_level(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    assert await peer.ask(call("chatty", request_id=4)) == text_result(4, "said")
+    assert await peer.ask(tool_request("chatty", request_id=4)) == text_result(4, "said")
 
 
 async def test_cancelled_request_is_stopped_and_never_answered(
     connect: Callable[..., Peer], gate: Gate
 ) -> None:
     peer = connect()
-    peer.send(call("wait", request_id=7))
+    peer.send(tool_request("wait", request_id=7))
     await asyncio.wait_for(gate.entered.wait(), TIMEOUT)
 
     peer.send(cancelled(7))
     await asyncio.wait_for(gate.cancelled.wait(), TIMEOUT)
-    after = await peer.ask(call("echo", {"text": "next"}, request_id=8))
+    after = await peer.ask(tool_request("echo", {"text": "next"}, request_id=8))
     await peer.close()
 
     assert after == text_result(8, "next")
@@ -401,12 +371,12 @@ async def test_cancelling_an_unknown_request_is_ignored(connect: Callable[..., P
     peer = connect()
     peer.send(cancelled(99), cancelled({"not": "an id"}))
 
-    assert await peer.ask(call("echo", {"text": "still here"})) == text_result(1, "still here")
+    assert await peer.ask(tool_request("echo", {"text": "still here"})) == text_result(1, "still here")
 
 
 async def test_end_of_input_cancels_requests_and_returns(connect: Callable[..., Peer], gate: Gate) -> None:
     peer = connect(grace=0)
-    peer.send(call("wait", request_id=1))
+    peer.send(tool_request("wait", request_id=1))
     await asyncio.wait_for(gate.entered.wait(), TIMEOUT)
 
     await peer.close()
@@ -417,7 +387,7 @@ async def test_end_of_input_cancels_requests_and_returns(connect: Callable[..., 
 
 async def test_end_of_input_lets_a_quick_request_finish(connect: Callable[..., Peer]) -> None:
     peer = connect()
-    peer.send(call("echo", {"text": "last"}))
+    peer.send(tool_request("echo", {"text": "last"}))
 
     await peer.close()
 
@@ -432,8 +402,8 @@ async def test_a_closed_output_does_not_stop_the_loop() -> None:
         attempts.append(line)
         raise BrokenPipeError
 
-    reader.feed_data(json.dumps(request("server/discover")).encode() + b"\n")
-    reader.feed_data(json.dumps(request("server/discover", request_id=2)).encode() + b"\n")
+    reader.feed_data(json.dumps(modern_request("server/discover")).encode() + b"\n")
+    reader.feed_data(json.dumps(modern_request("server/discover", request_id=2)).encode() + b"\n")
     reader.feed_eof()
 
     await asyncio.wait_for(serve_stdio(StdioServer, reader=reader, write=broken), TIMEOUT)
@@ -468,23 +438,38 @@ async def test_invalid_request_is_answered_and_the_loop_goes_on(
     peer = connect()
 
     answer = await peer.ask(line)
-    after = await peer.ask(call("echo", {"text": "ok"}, request_id=9))
+    after = await peer.ask(tool_request("echo", {"text": "ok"}, request_id=9))
+
+    assert (answer, after) == (error(jsonrpc.INVALID_REQUEST, request_id), text_result(9, "ok"))
+
+
+# Past the interpreter's recursion limit the decoder gives up before the id
+# can be read, so the error carries none.
+@pytest.mark.parametrize(("depth", "request_id"), [(65, 4), (5000, None)])
+async def test_deeply_nested_line_is_answered_and_the_loop_goes_on(
+    connect: Callable[..., Peer], depth: int, request_id: Any
+) -> None:
+    peer = connect()
+    deep = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"x": ' + b"[" * depth + b"]" * depth + b"}}"
+
+    answer = await peer.ask(deep)
+    after = await peer.ask(tool_request("echo", {"text": "ok"}, request_id=9))
 
     assert (answer, after) == (error(jsonrpc.INVALID_REQUEST, request_id), text_result(9, "ok"))
 
 
 async def test_oversized_line_is_an_invalid_request(connect: Callable[..., Peer], settings: Any) -> None:
-    settings.MCP_MAX_REQUEST_SIZE = 300
+    settings.MCP_MAX_REQUEST_SIZE = 400
     peer = connect()
 
-    answer = await peer.ask(call("echo", {"text": "x" * 1000}))
-    after = await peer.ask(call("echo", {"text": "small"}, request_id=2))
+    answer = await peer.ask(tool_request("echo", {"text": "x" * 1000}))
+    after = await peer.ask(tool_request("echo", {"text": "small"}, request_id=2))
 
     assert (answer, after) == (error(jsonrpc.INVALID_REQUEST), text_result(2, "small"))
 
 
 async def test_oversized_line_is_dropped_as_it_arrives(connect: Callable[..., Peer], settings: Any) -> None:
-    settings.MCP_MAX_REQUEST_SIZE = 300
+    settings.MCP_MAX_REQUEST_SIZE = 400
     peer = connect()
 
     peer.reader.feed_data(
@@ -493,7 +478,7 @@ async def test_oversized_line_is_dropped_as_it_arrives(connect: Callable[..., Pe
     answer = await peer.recv()
     peer.reader.feed_data(b"y" * 400)
     peer.reader.feed_data(
-        b'"}}\n' + json.dumps(call("echo", {"text": "small"}, request_id=2)).encode() + b"\n"
+        b'"}}\n' + json.dumps(tool_request("echo", {"text": "small"}, request_id=2)).encode() + b"\n"
     )
     after = await peer.recv()
 
@@ -503,14 +488,16 @@ async def test_oversized_line_is_dropped_as_it_arrives(connect: Callable[..., Pe
 async def test_crlf_line_endings_are_accepted(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    assert await peer.ask(json.dumps(call("echo", {"text": "hi"})).encode() + b"\r") == text_result(1, "hi")
+    line = json.dumps(tool_request("echo", {"text": "hi"})).encode() + b"\r"
+
+    assert await peer.ask(line) == text_result(1, "hi")
 
 
 async def test_blank_lines_are_ignored(connect: Callable[..., Peer]) -> None:
     peer = connect()
     peer.send(b"", b"   \r")
 
-    assert await peer.ask(call("echo", {"text": "hi"})) == text_result(1, "hi")
+    assert await peer.ask(tool_request("echo", {"text": "hi"})) == text_result(1, "hi")
 
 
 async def test_request_without_meta_or_session_is_invalid_params(connect: Callable[..., Peer]) -> None:
@@ -521,7 +508,7 @@ async def test_request_without_meta_or_session_is_invalid_params(connect: Callab
 
 async def test_unsupported_modern_version_is_refused(connect: Callable[..., Peer]) -> None:
     peer = connect()
-    body = request("tools/list")
+    body = modern_request("tools/list")
     body["params"]["_meta"][META_VERSION] = "2099-01-01"
 
     answer = await peer.ask(body)
@@ -539,10 +526,10 @@ async def test_unsupported_modern_version_is_refused(connect: Callable[..., Peer
 
 async def test_an_id_in_flight_cannot_be_reused(connect: Callable[..., Peer], gate: Gate) -> None:
     peer = connect()
-    peer.send(call("wait", request_id=1))
+    peer.send(tool_request("wait", request_id=1))
     await asyncio.wait_for(gate.entered.wait(), TIMEOUT)
 
-    answer = await peer.ask(call("echo", {"text": "dup"}, request_id=1))
+    answer = await peer.ask(tool_request("echo", {"text": "dup"}, request_id=1))
     gate.opened.set()
 
     assert (answer, await peer.recv()) == (error(jsonrpc.INVALID_REQUEST, 1), text_result(1, "opened"))
@@ -563,7 +550,7 @@ async def test_listen_acknowledges_then_delivers_list_changes(connect: Callable[
     peer = connect()
 
     ack = await peer.ask(
-        request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
+        modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
     )
     django_mcp.tools_changed(StdioServer)
     changed = await peer.recv()
@@ -583,11 +570,11 @@ async def test_listen_acknowledges_then_delivers_list_changes(connect: Callable[
 async def test_cancelled_listen_stops_without_a_result(connect: Callable[..., Peer]) -> None:
     peer = connect()
     await peer.ask(
-        request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
+        modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
     )
 
     peer.send(cancelled("s"))
-    after = await peer.ask(request("server/discover", request_id="d"))
+    after = await peer.ask(modern_request("server/discover", request_id="d"))
     django_mcp.tools_changed(StdioServer)
     await peer.close()
 
@@ -598,7 +585,7 @@ async def test_cancelled_listen_stops_without_a_result(connect: Callable[..., Pe
 async def test_listen_with_a_bad_filter_is_invalid_params(connect: Callable[..., Peer]) -> None:
     peer = connect()
 
-    answer = await peer.ask(request("subscriptions/listen", {"notifications": "all"}, request_id="s"))
+    answer = await peer.ask(modern_request("subscriptions/listen", {"notifications": "all"}, request_id="s"))
 
     assert answer == error(jsonrpc.INVALID_PARAMS, "s")
 
@@ -606,7 +593,7 @@ async def test_listen_with_a_bad_filter_is_invalid_params(connect: Callable[...,
 async def test_end_of_input_ends_open_subscriptions_at_once(connect: Callable[..., Peer]) -> None:
     peer = connect(grace=60)
     await peer.ask(
-        request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
+        modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
     )
 
     await peer.close()
@@ -631,7 +618,9 @@ async def test_listen_ended_by_the_server_gets_its_result_then_cancelled(
 ) -> None:
     monkeypatch.setattr(subscriptions, "get_backend", EndingBackend)
     peer = connect()
-    peer.send(request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s"))
+    peer.send(
+        modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id="s")
+    )
 
     messages = [await peer.recv() for _ in range(3)]
 
@@ -653,7 +642,7 @@ async def test_legacy_session_serves_list_and_ping_beside_modern_requests(
     peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     tools = await peer.ask(legacy("tools/list", request_id=1))
     pong = await peer.ask(legacy("ping", request_id=2))
-    discover = await peer.ask(request("server/discover", request_id=3))
+    discover = await peer.ask(modern_request("server/discover", request_id=3))
 
     assert initialized == {
         "jsonrpc": "2.0",
@@ -719,7 +708,7 @@ async def test_legacy_client_refusing_input_gets_an_internal_error(connect: Call
 
 async def test_modern_input_is_asked_with_an_input_required_result(connect: Callable[..., Peer]) -> None:
     peer = connect()
-    body = call("ask-name", request_id=3)
+    body = tool_request("ask-name", request_id=3)
     body["params"]["_meta"][META_CAPABILITIES] = {"elicitation": {}}
 
     answer = await peer.ask(body)

@@ -1,0 +1,232 @@
+"""Run a task's tool call, wherever the Tasks framework runs its jobs.
+
+``run(task_id)`` is what the ``django_mcp.tasks.run_tool_task`` job does,
+in a web process (an immediate backend) or a worker process (``manage.py
+db_worker`` of django-tasks-db, ...). In order:
+
+1. Claim the task (``tasks.claim``): only a working task nobody runs is
+   run; one cancelled before it started ends ``cancelled``.
+2. Rebuild the call from the stored task: the server (compiled in this
+   process, else imported by its dotted path), the tool, the caller (the
+   user by primary key; anonymous otherwise), the client's protocol version,
+   capabilities and info, the answers gathered so far
+   (``request.input_responses``), the state the handler returned last time
+   (``request.request_state``) and ``request.task`` (a ``TaskHandle``). No
+   progress or log notification reaches anyone: the request has been
+   answered.
+3. The caller must still be allowed to use the tool (else the task fails
+   with -32602) and the arguments are validated again.
+4. The handler runs through ``tools.run_handler``, exactly as in a request.
+   Every ``CANCEL_CHECK_INTERVAL`` seconds the run writes a new
+   ``request.task.status_message`` and looks for a cancellation: it sets
+   ``request.task.cancelled`` and cancels an async handler at its next
+   ``await`` (a sync one stops when it calls ``check_cancelled()``). These
+   queries run in a thread of their own: a sync handler holds the
+   thread-sensitive one until it returns.
+5. The outcome is stored: a ``CallToolResult`` completes the task (tool
+   errors too), an ``McpError`` fails it with that JSON-RPC error, a
+   cancellation cancels it, and ``input_required(...)`` makes it wait for
+   ``tasks/update`` (then a new run starts with the answers). A result over
+   ``MCP_MAX_RESPONSE_SIZE`` fails it with -32603.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+from asgiref.sync import sync_to_async
+from django.apps import apps
+from django.db import connections
+from django.utils.module_loading import import_string
+
+from django_mcp.conf import get_settings
+from django_mcp.dispatcher import tasks
+from django_mcp.dispatcher.codec import Envelope
+from django_mcp.dispatcher.context import Call, CallContext
+from django_mcp.dispatcher.tools import payload_for, run_handler, visible_tool
+from django_mcp.exceptions import InternalError, InvalidParams, McpError, SchemaValidationError, TaskCancelled
+from django_mcp.protocol.content import TextContent
+from django_mcp.protocol.results import CallToolResult, InputRequiredResult
+from django_mcp.request import McpRequest
+from django_mcp.server.compiler import CompiledServer, compiled_server
+
+if TYPE_CHECKING:
+    from django_mcp.models import McpTask
+
+__all__ = ["CANCEL_CHECK_INTERVAL", "run"]
+
+logger = logging.getLogger(__name__)
+
+CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
+"""How often a running task looks for a cancellation and writes its status message."""
+
+_encoder = msgspec.json.Encoder()
+
+
+async def run(task_id: str) -> None:
+    """Run task ``task_id``'s tool call and store its outcome."""
+    record = await sync_to_async(tasks.claim)(task_id)
+    if record is None:
+        return
+    try:
+        again = await _run(record)
+    except BaseException:
+        # Never leave the task marked running when this run dies.
+        error = InternalError("The task's run ended unexpectedly")
+        await sync_to_async(tasks.finish)(task_id, error=tasks.error_object(error))
+        raise
+    if again:
+        await tasks.enqueue(task_id, get_settings())
+
+
+async def _run(record: McpTask) -> bool:
+    """Run the claimed task; return True when it must run again at once."""
+    task_id = record.pk
+    handle = tasks.TaskHandle(task_id)
+    try:
+        call = await _rebuild(record, handle)
+        entry = await visible_tool(call.compiled, record.tool, call.request)
+        if entry is None:
+            raise InvalidParams(f"Unknown tool: {record.tool}")
+        arguments = call.params["arguments"]
+        try:
+            payload = await payload_for(entry, arguments)
+        except SchemaValidationError as exc:
+            result: CallToolResult | InputRequiredResult = CallToolResult(
+                content=(TextContent(text=f"Invalid tool arguments: {exc}"),), isError=True
+            )
+        else:
+            work = asyncio.ensure_future(run_handler(call, entry, payload, arguments))
+            result = await _watch(work, handle, cancel_work=entry.handler.kind in ("async", "asyncgen"))
+    except TaskCancelled:
+        await _end(handle, cancelled=True)
+        return False
+    except asyncio.CancelledError:
+        if not handle.cancelled:
+            raise
+        await _end(handle, cancelled=True)
+        return False
+    except McpError as error:
+        await _end(handle, error=tasks.error_object(error))
+        return False
+    if isinstance(result, InputRequiredResult):
+        await _flush(handle)
+        return await sync_to_async(tasks.park)(task_id, result.input_requests or {}, result.request_state)
+    value = msgspec.to_builtins(result)
+    if len(_encoder.encode(value)) > get_settings().limits.max_response_size:
+        logger.error("Result of task %s (tool %r) exceeds MCP_MAX_RESPONSE_SIZE", task_id, record.tool)
+        await _end(handle, error=tasks.error_object(InternalError("Result exceeds MCP_MAX_RESPONSE_SIZE")))
+        return False
+    await _end(handle, result=value)
+    return False
+
+
+def _aside(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """Return ``function`` run in a pool thread, closing its connections after.
+
+    The watcher must not queue behind a sync handler, which holds the one
+    thread of thread-sensitive ``sync_to_async`` for as long as it runs.
+    """
+
+    def aside(*args: Any) -> Any:
+        try:
+            return function(*args)
+        finally:
+            connections.close_all()
+
+    return sync_to_async(aside, thread_sensitive=False)
+
+
+async def _watch(
+    work: asyncio.Future[CallToolResult | InputRequiredResult], handle: tasks.TaskHandle, *, cancel_work: bool
+) -> CallToolResult | InputRequiredResult:
+    """Wait for ``work``, writing status messages and watching for a cancellation."""
+    try:
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=CANCEL_CHECK_INTERVAL)
+            if done:
+                return work.result()
+            await _flush(handle)
+            if not handle.cancelled and await _aside(tasks.cancel_requested)(handle.id):
+                handle.mark_cancelled()
+                if cancel_work:
+                    work.cancel()
+    finally:
+        if not work.done():
+            work.cancel()
+
+
+async def _flush(handle: tasks.TaskHandle) -> None:
+    message = handle.take_status_message()
+    if message is not None:
+        await _aside(tasks.report)(handle.id, message)
+
+
+async def _end(handle: tasks.TaskHandle, **outcome: Any) -> None:
+    await _flush(handle)
+    await sync_to_async(tasks.finish)(handle.id, **outcome)
+
+
+async def _rebuild(record: McpTask, handle: tasks.TaskHandle) -> Call:
+    """Return the ``Call`` the stored task describes, as its handler sees it."""
+    compiled = _server(record.server)
+    stored = record.call
+    user = await _user(record.user_pk)
+    params = {"name": record.tool, "arguments": stored.get("arguments") or {}}
+    capabilities = stored.get("clientCapabilities") or {}
+    version = stored.get("protocolVersion") or ""
+    client_info = stored.get("clientInfo")
+    request = McpRequest(
+        method="tools/call",
+        params=params,
+        meta={},
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=client_info,
+        user=user,
+        server=compiled,
+    )
+    request.input_responses = dict(record.input_responses)
+    request.request_state = record.request_state
+    request.task = handle
+    ctx = CallContext(
+        era="modern",
+        protocol_version=version,
+        client_capabilities=capabilities,
+        client_info=client_info,
+        user=user,
+    )
+    envelope = Envelope(kind="request", method="tools/call", params=params, has_params=True)
+    return Call(compiled, get_settings(), envelope, params, ctx, request, None)
+
+
+def _server(key: str) -> CompiledServer:
+    compiled = compiled_server(key)
+    if compiled is not None:
+        return compiled
+    try:
+        server = import_string(key)
+        found: CompiledServer = server.compiled()
+    except Exception as exc:
+        logger.error("Task server %r cannot be found in this process", key, exc_info=exc)
+        raise InternalError("The task's server is not available") from None
+    return found
+
+
+async def _user(user_pk: str) -> Any:
+    if not apps.is_installed("django.contrib.auth"):
+        return None
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import AnonymousUser
+
+    if not user_pk:
+        return AnonymousUser()
+    model = get_user_model()
+    try:
+        return await model._default_manager.aget(pk=user_pk)
+    except (model.DoesNotExist, ValueError):
+        raise InvalidParams("The task's caller no longer exists") from None

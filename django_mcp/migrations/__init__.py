@@ -1,0 +1,3 @@
+"""Migrations of django_mcp: one unmanaged model, so no table is ever created."""
+
+__all__: list[str] = []

@@ -1,0 +1,263 @@
+"""Fuzz and soak a live server: malformed and valid requests, RSS sampled.
+
+Run from the repository root (the test suite runs a short form of it,
+``tests/live/test_fuzz_soak.py``)::
+
+    python tests/bench/fuzz_soak.py --requests 30000 --workers 8
+
+It starts ``uvicorn testproject.asgi:application`` on a free loopback port
+(or uses ``--url``), then sends a seeded mix of requests to the conformance
+fixture endpoint: random bytes, random JSON, wrong envelopes, random params
+for every method, deep nesting, oversized bodies, wrong content types and
+headers, odd unicode, and plain valid calls. Every request is bounded in
+time; the script stops by itself. It fails (exit 1) on any 5xx other than a
+503 from the concurrency limit, on any answer that leaks a traceback, a
+file path or exception text, and on any request that hangs. It prints the
+counts and the server's RSS before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import concurrent.futures
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+PATH = "/conformance/mcp"
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+METHODS = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "ping",
+    "initialize",
+    "nope/nope",
+]
+# What must never reach a client.
+LEAKS = ("Traceback", 'File "', "/site-packages/", str(ROOT), "SECRET_KEY", "Error:")
+
+
+def json_value(rng: random.Random, depth: int = 0) -> Any:
+    """Return a random JSON value."""
+    kind = rng.randrange(8 if depth < 4 else 5)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.choice([True, False])
+    if kind == 2:
+        return rng.choice([0, -1, 2**31, 2**63, -(2**70), 1.5, 1e308])
+    if kind in (3, 4):
+        return rng.choice(["", "x", "test_simple_text", "ü\u0000\ud7ff", "a" * rng.randrange(1, 300)])
+    if kind == 5:
+        return [json_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {
+        rng.choice(["name", "uri", "arguments", "_meta", "x"]): json_value(rng, depth + 1) for _ in range(3)
+    }
+
+
+def request(rng: random.Random) -> tuple[bytes, dict[str, str]]:
+    """Return one request body and its headers."""
+    method = rng.choice(METHODS)
+    params: dict[str, Any] = {
+        key: json_value(rng) for key in rng.sample(["name", "arguments", "uri", "ref"], 2)
+    }
+    if rng.random() < 0.3:
+        params["name"] = "test_simple_text"
+    if rng.random() < 0.8:
+        params["_meta"] = META
+    body: Any = {"jsonrpc": "2.0", "id": rng.randrange(100), "method": method, "params": params}
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": method,
+    }
+    name = params.get("name")
+    if isinstance(name, str):
+        # Non-ASCII header values travel Base64-encoded (2026-07-28 streamable-http).
+        ascii_safe = name.isascii() and name.isprintable()
+        headers["Mcp-Name"] = (
+            name
+            if ascii_safe
+            else "=?base64?" + base64.b64encode(name.encode("utf-8", "surrogatepass")).decode() + "?="
+        )
+    shape = rng.randrange(10)
+    if shape == 0:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))), headers
+    if shape == 1:
+        return json.dumps(json_value(rng)).encode(), headers
+    if shape == 2:
+        depth = rng.choice([50, 70, 1000, 50000])
+        return (
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":'
+            + b"[" * depth
+            + b"]" * depth
+            + b"}}",
+            headers,
+        )
+    if shape == 3:
+        body["params"]["pad"] = "x" * rng.choice([10, 2 * 1024 * 1024])
+    if shape == 4:
+        headers["Content-Type"] = rng.choice(["text/plain", "application/x-www-form-urlencoded", ""])
+    if shape == 5:
+        headers["Mcp-Method"] = "other"
+    if shape == 6:
+        body = [body]
+    return json.dumps(body).encode(), headers
+
+
+def rss_kib(pid: int) -> int:
+    """Return the resident set size of ``pid`` in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], str]:
+    """Start the demo project under uvicorn; return the process and its URL."""
+    database = Path(tempfile.mkdtemp()) / "soak.sqlite3"
+    env = {**os.environ, "DJANGO_MCP_DB": str(database), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+    subprocess.run(
+        [sys.executable, "testproject/manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "testproject.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "critical",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process, f"http://127.0.0.1:{port}"
+        except OSError:
+            if process.poll() is not None:
+                break
+            time.sleep(0.1)
+    process.kill()
+    process.wait()
+    raise RuntimeError("uvicorn did not start")
+
+
+def soak(url: str, *, requests: int, workers: int, seed: int, timeout: float) -> dict[str, Any]:
+    """Send ``requests`` requests; return the counts and every problem seen."""
+    statuses: Counter[int] = Counter()
+    problems: list[str] = []
+    hangs = 0
+
+    def one(index: int, client: httpx.Client) -> None:
+        nonlocal hangs
+        rng = random.Random(seed * 1_000_003 + index)
+        body, headers = request(rng)
+        try:
+            response = client.post(url + PATH, content=body, headers=headers, timeout=timeout)
+        except httpx.TimeoutException:
+            hangs += 1
+            problems.append(f"request {index} hung")
+            return
+        statuses[response.status_code] += 1
+        if response.status_code >= 500 and response.status_code != 503:
+            problems.append(f"request {index}: HTTP {response.status_code} {response.text[:120]!r} for {body[:80]!r}")
+        text = response.text
+        for leak in LEAKS:
+            if leak in text:
+                problems.append(f"request {index}: answer contains {leak!r}")
+        if text and not response.headers.get("content-type", "").startswith(
+            ("application/json", "text/event-stream")
+        ):
+            problems.append(f"request {index}: {response.headers.get('content-type')!r} answer")
+
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        clients = [httpx.Client() for _ in range(workers)]
+        try:
+            futures = [pool.submit(one, index, clients[index % workers]) for index in range(requests)]
+            for future in futures:
+                future.result()
+        finally:
+            for client in clients:
+                client.close()
+    return {"statuses": dict(sorted(statuses.items())), "problems": problems, "hangs": hangs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--requests", type=int, default=30000)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
+    parser.add_argument("--url", help="an already running server (RSS is then not sampled)")
+    args = parser.parse_args(argv)
+    process = None
+    url = args.url
+    if url is None:
+        process, url = start_server()
+    try:
+        before = rss_kib(process.pid) if process else 0
+        started = time.monotonic()
+        result = soak(url, requests=args.requests, workers=args.workers, seed=args.seed, timeout=args.timeout)
+        elapsed = time.monotonic() - started
+        after = rss_kib(process.pid) if process else 0
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=10)
+    print(f"requests: {args.requests} in {elapsed:.1f} s, statuses: {result['statuses']}")
+    print(f"5xx (not 503): {sum(n for s, n in result['statuses'].items() if s >= 500 and s != 503)}")
+    print(f"hangs: {result['hangs']}, problems: {len(result['problems'])}")
+    if process is not None:
+        print(f"server RSS: {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after")
+    for problem in result["problems"][:20]:
+        print("  " + problem)
+    return 1 if result["problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""A Django app for the browser tests: publishes the playground fixture server."""

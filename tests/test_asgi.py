@@ -1,0 +1,182 @@
+"""McpASGIApp (django_mcp/asgi.py): oversized MCP requests refused before Django reads them.
+
+The wrapper is called at the ASGI level with a fake ``receive`` that fails
+the test if the body is read when it must not be, and a ``send`` that
+records the answer. Requests within the limit go through Django's own ASGI
+handler to the conformance server at ``/conformance/mcp``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+from unittest.mock import ANY
+
+import pytest
+from django.core.asgi import get_asgi_application
+
+from django_mcp.asgi import McpASGIApp
+from django_mcp.protocol import jsonrpc
+from tests.wire import modern_headers, modern_request
+
+pytestmark = pytest.mark.timeout(30)
+
+URL = "/conformance/mcp"
+MiB = 1024 * 1024
+
+
+def http_scope(
+    path: str = URL, *, headers: Iterable[tuple[str, str]] = (), root_path: str = ""
+) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": root_path + path,
+        "raw_path": (root_path + path).encode(),
+        "root_path": root_path,
+        "query_string": b"",
+        "headers": [(b"host", b"testserver")]
+        + [(name.lower().encode(), value.encode("latin-1")) for name, value in headers],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+
+
+async def never_read() -> dict[str, Any]:
+    raise AssertionError("the body was read")
+
+
+class Recorder:
+    """An ASGI ``send`` that keeps what it is given, and an app that notes its calls."""
+
+    def __init__(self) -> None:
+        self.sent: list[Mapping[str, Any]] = []
+        self.calls: list[tuple[dict[str, Any], Any]] = []
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.calls.append((scope, receive))
+
+    @property
+    def status(self) -> int:
+        return int(self.sent[0]["status"])
+
+    @property
+    def headers(self) -> dict[bytes, bytes]:
+        return dict(self.sent[0]["headers"])
+
+    @property
+    def body(self) -> Any:
+        return json.loads(b"".join(m.get("body", b"") for m in self.sent[1:]))
+
+
+def chunks(size: int, *, count: int | None = None) -> tuple[Any, list[int]]:
+    """Return a ``receive`` giving ``size``-byte chunks (``count`` of them, or forever)."""
+    given: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        given.append(size)
+        last = count is not None and len(given) >= count
+        return {"type": "http.request", "body": b" " * size, "more_body": not last}
+
+    return receive, given
+
+
+async def test_a_declared_body_over_the_limit_is_refused_before_it_is_read() -> None:
+    recorder = Recorder()
+    scope = http_scope(headers=[("Content-Length", str(200 * MiB)), ("Content-Type", "application/json")])
+
+    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+
+    assert recorder.calls == []
+    assert recorder.status == 413
+    assert recorder.headers[b"content-type"] == b"application/json"
+    assert recorder.headers[b"connection"] == b"close"
+    assert recorder.body == {"jsonrpc": "2.0", "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY}}
+
+
+async def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(settings: Any) -> None:
+    settings.MCP_MAX_REQUEST_SIZE = 1000
+    recorder = Recorder()
+    receive, given = chunks(300)  # endless: only the limit stops the reading
+
+    await McpASGIApp(recorder.app)(http_scope(), receive, recorder.send)
+
+    assert recorder.calls == []
+    assert (recorder.status, len(given)) == (413, 4)  # 1200 bytes > 1000
+    assert recorder.body["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+async def test_a_chunked_body_within_the_limit_reaches_the_view_whole() -> None:
+    body = json.dumps(modern_request("tools/list")).encode()
+    headers = [("Content-Type", "application/json"), *modern_headers(modern_request("tools/list")).items()]
+    parts = [body[:10], body[10:20], body[20:]]
+
+    async def receive() -> dict[str, Any]:
+        if parts:
+            part = parts.pop(0)
+            return {"type": "http.request", "body": part, "more_body": bool(parts)}
+        await asyncio.Event().wait()  # the client stays until it has its answer
+        raise AssertionError("unreachable")
+
+    recorder = Recorder()
+    await McpASGIApp(get_asgi_application())(http_scope(headers=headers), receive, recorder.send)
+
+    assert recorder.status == 200
+    assert "tools" in recorder.body["result"]
+
+
+@pytest.mark.parametrize(
+    ("path", "length"),
+    [
+        (URL, 100),  # an MCP endpoint, declared within the limit
+        ("/admin/login/", 200 * MiB),  # not an MCP endpoint: Django's business
+        ("/no/such/path", 200 * MiB),
+    ],
+)
+async def test_other_requests_pass_through_untouched(path: str, length: int) -> None:
+    recorder = Recorder()
+    scope = http_scope(path, headers=[("Content-Length", str(length))])
+
+    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+
+    assert recorder.calls == [(scope, never_read)]
+    assert recorder.sent == []
+
+
+@pytest.mark.parametrize("kind", ["websocket", "lifespan"])
+async def test_other_connection_types_pass_through(kind: str) -> None:
+    recorder = Recorder()
+    scope = {"type": kind, "path": URL}
+
+    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+
+    assert recorder.calls == [(scope, never_read)]
+
+
+async def test_an_endpoint_under_a_root_path_is_recognised() -> None:
+    recorder = Recorder()
+    scope = http_scope(headers=[("Content-Length", str(200 * MiB))], root_path="/prefix")
+
+    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+
+    assert (recorder.calls, recorder.status) == ([], 413)
+
+
+async def test_a_client_gone_while_sending_gets_no_answer() -> None:
+    recorder = Recorder()
+    messages = [{"type": "http.request", "body": b"{", "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    await McpASGIApp(recorder.app)(http_scope(), receive, recorder.send)
+
+    assert (recorder.calls, recorder.sent) == ([], [])
