@@ -1,51 +1,72 @@
-"""Refuse oversized MCP requests before Django reads them: ``McpASGIApp``.
+"""Serve MCP endpoints without Django's request handler: ``McpASGIApp``.
 
-Django's ``ASGIHandler`` reads a request's whole body (spooling it to a
-temporary file) before any middleware or view runs, so the view's
-``MCP_MAX_REQUEST_SIZE`` check answers 413 only once all of the body has
-arrived. ``McpASGIApp`` wraps the project's ASGI application and answers
-HTTP requests to MCP endpoints itself when they are too large:
+``McpASGIApp`` wraps the project's ASGI application. A request to an MCP
+endpoint (a path that resolves, through ``ROOT_URLCONF``, to an ``McpView``:
+``Server.as_view()``, ``django_mcp.urls``; the verdict is cached per path)
+is served here; everything else (the admin, the site, WebSocket and
+lifespan events) goes to the wrapped application untouched.
 
-* a ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE``: 413 at once, without
-  reading any of the body;
-* no ``Content-Length`` (a chunked body): the body is read here, counted as
-  it arrives, and refused with 413 as soon as it passes the limit; a body
-  within the limit is handed on to Django whole.
+An MCP request is served by the view itself: the body is read here, a real
+``ASGIRequest`` is built from the scope, the session and authentication
+middleware set ``request.session``, ``request.user`` and ``request.auser``
+as Django would, and the view function is awaited
+(``django_mcp.transports._direct`` lists which middleware run). So every
+rule, limit, header and error is the view's. What is left out is Django's
+per-request machinery: the ``request_started`` and ``request_finished``
+signals (and their thread hops) and the middleware an MCP endpoint does not
+use. Database connections a request's sync work opened are closed after it
+as ``request_finished`` would (``close_old_connections`` in that request's
+sync thread).
 
-The 413 is the view's own answer (JSON-RPC -32600 without an ``id``), sent
+Oversized requests are refused before their body is read:
+
+* a ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE``: 413 at once;
+* no ``Content-Length`` (a chunked body): counted as it arrives, 413 as
+  soon as it passes the limit.
+
+That 413 is the view's own answer (JSON-RPC -32600 without an ``id``), sent
 with ``Connection: close`` since the rest of the body is never read. It
-comes before the Host, Origin and authentication checks, which the view
-still applies to everything it serves. Everything else passes through
-untouched: other paths, WebSocket and lifespan events, and MCP requests
-whose ``Content-Length`` is within the limit.
+comes before the Host, Origin and authentication checks.
 
-An MCP endpoint is a path that resolves, through ``ROOT_URLCONF``, to an
-``McpView`` (``Server.as_view()``, ``django_mcp.urls``); the answer is cached
-per path. Wrap the application in the project's ``asgi.py``::
+Responses are sent as Django's handler sends them; a stream's chunks as
+they come, and a client that disconnects cancels the request (and closes
+the stream) as under Django. Wrap the application in the project's
+``asgi.py``::
 
     from django.core.asgi import get_asgi_application
 
     from django_mcp.asgi import McpASGIApp
 
     application = McpASGIApp(get_asgi_application())
+
+``McpASGIApp(app, direct=False)`` only refuses oversized requests and hands
+every request to ``app`` (the plain view under Django's handler).
 """
 
 from __future__ import annotations
 
-import functools
+import asyncio
+import contextlib
+import io
+import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from typing import Any
 
-from django.core.handlers.asgi import get_script_prefix
-from django.core.signals import setting_changed
-from django.dispatch import receiver
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIRequest, get_script_prefix
+from django.db import close_old_connections
+from django.http import HttpResponse
+from django.http.response import HttpResponseBase
+from django.urls import set_script_prefix
 
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
-from django_mcp.transports.http import is_mcp_path
+from django_mcp.transports._direct import Endpoint, endpoint, request_error, serve
 
 __all__ = ["McpASGIApp"]
+
+logger = logging.getLogger(__name__)
 
 # As django-stubs types Django's ASGIHandler, so that it can be wrapped.
 Scope = dict[str, Any]
@@ -54,28 +75,41 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: Distinct paths whose verdict (MCP endpoint or not) is remembered.
-_CACHED_PATHS: Final = 1024
+#: Bytes per ``http.response.body`` message (Django's ``ASGIHandler.chunk_size``).
+CHUNK_SIZE = 2**16
+
+
+class _Disconnected(Exception):
+    """The client went away."""
 
 
 class McpASGIApp:
-    """Wrap an ASGI application; refuse oversized MCP requests early."""
+    """Wrap an ASGI application; serve its MCP endpoints directly.
 
-    def __init__(self, app: ASGIApp) -> None:
+    With ``direct=False`` MCP requests go to ``app`` too, once they passed
+    the early size check (the plain view under Django's handler).
+    """
+
+    def __init__(self, app: ASGIApp, *, direct: bool = True) -> None:
         self.app = app
+        self.direct = direct
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection."""
-        if scope["type"] != "http" or not _is_mcp_endpoint(_path_info(scope)):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        found = endpoint(_path_info(scope))
+        if found is None:
             await self.app(scope, receive, send)
             return
         limit = get_settings().limits.max_request_size
         declared = _content_length(scope)
-        if declared is not None:
-            if declared > limit:
-                await _refuse(send)
-            else:
-                await self.app(scope, receive, send)
+        if declared is not None and declared > limit:
+            await _refuse(send)
+            return
+        if declared is not None and not self.direct:
+            await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
         size = 0
@@ -91,7 +125,88 @@ class McpASGIApp:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
+        body = b"".join(chunks)
+        if not self.direct:
+            await self.app(scope, _replay(body, receive), send)
+            return
+        async with ThreadSensitiveContext() as context:
+            try:
+                await _answer(scope, body, found, receive, send)
+            finally:
+                if context in SyncToAsync.context_to_thread_executor:
+                    # The request ran sync code (session, ORM): its thread's
+                    # connections are closed as request_finished would.
+                    await sync_to_async(close_old_connections)()
+
+
+async def _answer(scope: Scope, body: bytes, found: Endpoint, receive: Receive, send: Send) -> None:
+    """Serve one MCP request; a disconnect cancels it, as in Django's ``ASGIHandler``."""
+    set_script_prefix(get_script_prefix(scope))
+    try:
+        request: ASGIRequest | None = ASGIRequest(scope, io.BytesIO(body))
+    except UnicodeDecodeError:
+        logger.warning("Bad Request (UnicodeDecodeError)", exc_info=True)
+        request = None
+    if request is None:
+        await _send_response(request_error(400), send)
+        return
+
+    async def respond() -> HttpResponseBase:
+        response = await serve(request, found)
+        with contextlib.suppress(asyncio.CancelledError):
+            await _send_response(response, send)  # a client gone while sending
+        return response
+
+    listening = asyncio.create_task(_listen_for_disconnect(receive))
+    responding = asyncio.create_task(respond())
+    await asyncio.wait((listening, responding), return_when=asyncio.FIRST_COMPLETED)
+    for task in (listening, responding):
+        if task.done():
+            with contextlib.suppress(_Disconnected, asyncio.CancelledError):
+                task.result()
+        else:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if responding.cancelled() or responding.exception() is not None:
+        return
+    response = responding.result()
+    if response.streaming:
+        # A stream's close() frees what it holds (a session's stream slot)
+        # and sends request_finished: sync work, off the event loop.
+        await sync_to_async(response.close)()
+
+
+async def _listen_for_disconnect(receive: Receive) -> None:
+    message = await receive()
+    if message["type"] == "http.disconnect":
+        raise _Disconnected
+    raise AssertionError(f"Invalid ASGI message after request body: {message['type']}")
+
+
+async def _send_response(response: HttpResponseBase, send: Send) -> None:
+    """Send ``response`` as Django's ``ASGIHandler.send_response`` does."""
+    headers = [
+        (name.encode("ascii"), value.encode("latin1")) for name, value in response.items()
+    ]
+    for cookie in response.cookies.values():
+        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    if response.streaming:
+        async with contextlib.aclosing(aiter(response)) as content:  # type: ignore[type-var]
+            async for part in content:
+                for start in range(0, len(part), CHUNK_SIZE):
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": part[start : start + CHUNK_SIZE],
+                            "more_body": True,
+                        }
+                    )
+        await send({"type": "http.response.body"})
+    else:
+        assert isinstance(response, HttpResponse)
+        await send({"type": "http.response.body", "body": response.content})
 
 
 def _path_info(scope: Scope) -> str:
@@ -99,17 +214,6 @@ def _path_info(scope: Scope) -> str:
     path: str = scope["path"]
     script_name = get_script_prefix(scope)
     return path.removeprefix(script_name) if script_name else path
-
-
-@functools.lru_cache(maxsize=_CACHED_PATHS)
-def _is_mcp_endpoint(path_info: str) -> bool:
-    return is_mcp_path(path_info)
-
-
-@receiver(setting_changed)
-def _forget_paths(*, setting: str, **kwargs: Any) -> None:
-    if setting == "ROOT_URLCONF":
-        _is_mcp_endpoint.cache_clear()
 
 
 def _content_length(scope: Scope) -> int | None:

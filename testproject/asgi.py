@@ -1,9 +1,12 @@
 """ASGI entry point: ``uvicorn testproject.asgi:application``.
 
-``McpASGIApp`` refuses oversized MCP requests before Django reads their
-bodies. The admin's static files are served by the application itself (with
-DEBUG off too), so the demo looks right without a separate static server; a
-real deployment runs ``collectstatic`` and serves them from its web server.
+``McpASGIApp`` serves the MCP endpoints itself (the fast path) and hands
+everything else to Django; ``DJANGO_MCP_PLAIN_VIEW=1`` makes it hand MCP
+requests to Django too (the plain view, after the early size check), which
+the test suite uses to run the conformance suite both ways. The admin's
+static files are served by the application itself (with DEBUG off too), so
+the demo looks right without a separate static server; a real deployment
+runs ``collectstatic`` and serves them from its web server.
 """
 
 from __future__ import annotations
@@ -17,4 +20,7 @@ from django_mcp.asgi import McpASGIApp
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "testproject.settings")
 
-application = McpASGIApp(ASGIStaticFilesHandler(get_asgi_application()))
+application = McpASGIApp(
+    ASGIStaticFilesHandler(get_asgi_application()),
+    direct=os.environ.get("DJANGO_MCP_PLAIN_VIEW") != "1",
+)

@@ -123,7 +123,9 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 if os.environ.get("DJANGO_MCP_REDIS_URL"):
     MCP_EVENT_BACKEND = "django_mcp.events.redis.RedisEventBackend"
     MCP_REDIS_URL = os.environ["DJANGO_MCP_REDIS_URL"]
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MCP_REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MCP_REDIS_URL}
+    }
 # The test suite and its live server open far more than the default 100
 # 2025-11-25 sessions per hour, all from 127.0.0.1.
 MCP_MAX_SESSIONS_PER_CLIENT = 100_000

@@ -185,11 +185,15 @@ def start_tasks_worker() -> Callable[..., contextlib.AbstractContextManager[subp
     return _tasks_worker
 
 
-@pytest.fixture(scope="session")
-def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start the demo project under uvicorn (and a Tasks worker) and return its base URL."""
+@contextlib.contextmanager
+def _live_server(tmp_path_factory: pytest.TempPathFactory, **extra_env: str) -> Iterator[str]:
     database = tmp_path_factory.mktemp("live") / "live.sqlite3"
-    env = {**os.environ, "DJANGO_MCP_DB": str(database), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+    env = {
+        **os.environ,
+        "DJANGO_MCP_DB": str(database),
+        "DJANGO_SETTINGS_MODULE": "testproject.settings",
+        **extra_env,
+    }
     if TASKS_DB:
         env["DJANGO_MCP_TASKS"] = "database"
     migrate(env)
@@ -199,6 +203,23 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if TASKS_DB else contextlib.nullcontext()
     with _serve(command, port=port, log_path=log_path, env=env), worker:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="session")
+def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the demo project under uvicorn (and a Tasks worker) and return its base URL.
+
+    MCP requests take ``McpASGIApp``'s fast path (``testproject/asgi.py``).
+    """
+    with _live_server(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def plain_view_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Like ``live_server_url``, with MCP requests served by the plain view under Django's handler."""
+    with _live_server(tmp_path_factory, DJANGO_MCP_PLAIN_VIEW="1") as url:
+        yield url
 
 
 @pytest.fixture

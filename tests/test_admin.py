@@ -420,6 +420,17 @@ def test_component_page_shows_everything_the_declaration_publishes(playground: N
     assert 'id="mcp-playground-form"' not in page
 
 
+def test_icons_are_shown_inline_only_from_data_uris(playground: None) -> None:
+    _user, client = _staff()
+
+    page = _text(client.get(_component("tool", "media")))
+
+    assert '<img src="data:image/png;base64,' in page
+    assert '<span class="mcp-meta">image/png</span> <span class="mcp-meta">1x1</span>' in page
+    assert '<a href="https://icons.example/media.svg" rel="noopener noreferrer" target="_blank">' in page
+    assert '<img src="https://' not in page
+
+
 def test_resource_page_shows_its_cache_hint_and_a_template_its_variables(playground: None) -> None:
     _user, client = _staff()
 

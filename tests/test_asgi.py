@@ -136,7 +136,7 @@ async def test_a_chunked_body_within_the_limit_reaches_the_view_whole() -> None:
 @pytest.mark.parametrize(
     ("path", "length"),
     [
-        (URL, 100),  # an MCP endpoint, declared within the limit
+        (URL, 100),  # an MCP endpoint, declared within the limit (direct=False)
         ("/admin/login/", 200 * MiB),  # not an MCP endpoint: Django's business
         ("/no/such/path", 200 * MiB),
     ],
@@ -145,10 +145,29 @@ async def test_other_requests_pass_through_untouched(path: str, length: int) -> 
     recorder = Recorder()
     scope = http_scope(path, headers=[("Content-Length", str(length))])
 
-    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+    await McpASGIApp(recorder.app, direct=path != URL)(scope, never_read, recorder.send)
 
     assert recorder.calls == [(scope, never_read)]
     assert recorder.sent == []
+
+
+async def test_the_fast_path_serves_an_endpoint_without_the_wrapped_app() -> None:
+    body = json.dumps(modern_request("tools/list")).encode()
+    headers = [("Content-Type", "application/json"), *modern_headers(modern_request("tools/list")).items()]
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.Event().wait()  # the client stays until it has its answer
+        raise AssertionError("unreachable")
+
+    recorder = Recorder()
+    await McpASGIApp(recorder.app)(http_scope(headers=headers), receive, recorder.send)
+
+    assert recorder.calls == []
+    assert recorder.status == 200
+    assert "tools" in recorder.body["result"]
 
 
 @pytest.mark.parametrize("kind", ["websocket", "lifespan"])

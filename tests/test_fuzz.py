@@ -33,7 +33,9 @@ EXAMPLES = settings(
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=20,
 )
 META = {
@@ -48,7 +50,9 @@ names = st.sampled_from(["test_simple_text", "test_tool_with_progress", "nope", 
 refs = st.fixed_dictionaries(
     {
         "type": st.sampled_from(["ref/prompt", "ref/resource"]),
-        "name": st.one_of(names, st.lists(json_scalars, max_size=2), st.dictionaries(st.text(max_size=3), json_scalars)),
+        "name": st.one_of(
+            names, st.lists(json_scalars, max_size=2), st.dictionaries(st.text(max_size=3), json_scalars)
+        ),
         "uri": st.one_of(st.just("test://template/{id}/data"), json_values),
     }
 )
@@ -154,7 +158,9 @@ def test_any_envelope_gets_a_well_formed_answer(wire_schema: Any, envelope: dict
 @pytest.mark.parametrize("method", sorted(name for name, row in METHODS.items() if row.handler is not None))
 @EXAMPLES
 @given(data=st.data())
-def test_any_params_of_every_method_get_a_well_formed_answer(wire_schema: Any, method: str, data: Any) -> None:
+def test_any_params_of_every_method_get_a_well_formed_answer(
+    wire_schema: Any, method: str, data: Any
+) -> None:
     body = data.draw(params_for(method))
     message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**body, "_meta": META}}
     check(answer(json.dumps(message).encode()))

@@ -19,7 +19,7 @@ from django_mcp.protocol import jsonrpc
 from tests.wire import modern_headers, modern_meta, modern_request, tool_request
 
 URL = "/conformance/mcp"
-TOOL_COUNT = 27  # tools of testproject.conformance.mcp.ConformanceServer
+TOOL_COUNT = 34  # tools of testproject.conformance.mcp.ConformanceServer
 
 
 async def post(client: Any, body: dict[str, Any]) -> Any:

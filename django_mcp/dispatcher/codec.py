@@ -157,7 +157,9 @@ def encode_message(message: Any) -> bytes:
 
 
 def _too_deep(request_id: Any, max_depth: int) -> InvalidRequest:
-    error = InvalidRequest(f"Invalid request: JSON nested deeper than {max_depth} levels (MCP_MAX_JSON_DEPTH)")
+    error = InvalidRequest(
+        f"Invalid request: JSON nested deeper than {max_depth} levels (MCP_MAX_JSON_DEPTH)"
+    )
     error.request_id = request_id  # type: ignore[attr-defined]
     return error
 

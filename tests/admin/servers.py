@@ -11,6 +11,7 @@ with completion.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -19,6 +20,7 @@ import msgspec
 from django_mcp import (
     CacheHint,
     Completion,
+    Icon,
     McpRequest,
     McpResponse,
     Prompt,
@@ -114,6 +116,14 @@ class MediaTool(Tool):
     """Return one block of every content type."""
 
     name = "media"
+    icons = (
+        Icon(
+            src="data:image/png;base64," + base64.b64encode(PNG).decode(),
+            mime_type="image/png",
+            sizes=("1x1",),
+        ),
+        Icon(src="https://icons.example/media.svg", mime_type="image/svg+xml", theme="dark"),
+    )
 
     def handle(self) -> list[McpResponse]:
         return [

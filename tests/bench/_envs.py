@@ -20,7 +20,15 @@ from pathlib import Path
 
 from _peers import Env
 
-__all__ = ["EnvState", "find_python", "prepare", "project_dependencies"]
+__all__ = [
+    "EnvState",
+    "find_python",
+    "precompile",
+    "prepare",
+    "probe_fast_paths",
+    "project_dependencies",
+    "server_environment",
+]
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -147,11 +155,28 @@ def prepare(env: Env, python: str, *, reinstall: bool, install: bool) -> EnvStat
 
 
 def server_environment(env: Env) -> dict[str, str]:
-    """Return the environment variables a server of ``env`` starts with."""
-    variables = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    """Return the environment variables a server of ``env`` starts with.
+
+    Bytecode is written and reused (``PYTHONDONTWRITEBYTECODE`` dropped):
+    installed packages come precompiled, so the app files and the checkout
+    must not be compiled afresh at every cold start either.
+    """
+    dropped = {"DJANGO_SETTINGS_MODULE", "PYTHONDONTWRITEBYTECODE"}
+    variables = {key: value for key, value in os.environ.items() if key not in dropped}
     paths = [str(HERE / "servers")] + ([str(ROOT)] if env.checkout else [])
     variables["PYTHONPATH"] = os.pathsep.join(paths)
     return variables
+
+
+def precompile(python: Path, env: Env) -> None:
+    """Compile the app files (and the checkout's django_mcp) for ``python`` once."""
+    folders = [HERE / "servers"] + ([ROOT / "django_mcp"] if env.checkout else [])
+    subprocess.run(
+        [str(python), "-m", "compileall", "-q", *map(str, folders)],
+        capture_output=True,
+        timeout=300,
+        env=server_environment(env),
+    )
 
 
 def probe_fast_paths(python: Path, env: Env) -> dict[str, str]:

@@ -3,13 +3,14 @@
 Run by ``run.py`` with the harness's own environment (``.venvs/harness``,
 which has matplotlib); the project's environment needs none of it. One panel
 per scenario (median requests per second, one bar per server, the official
-SDK's bar outlined), plus cold start and RSS.
+SDK's bar outlined), plus server CPU per echo request, cold start and RSS.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -33,6 +34,12 @@ def main(source: Path, target: Path) -> None:
         if values:
             unit = "walks/s" if scenario == "list-walk" else "requests/s"
             panels.append((title, values, unit))
+    cpu = summary["scenarios"].get("echo-c32", {})
+    values = {key: cpu[key]["cpu_us"] for key in order if key in cpu and cpu[key]["cpu_us"]}
+    if values:
+        panels.append(
+            ("server CPU per echo request, 32 connections", values, "microseconds (lower is better)")
+        )
     for name, title, scale, unit in (
         ("cold-start-10", "cold start, 10 tools", 1.0, "seconds (lower is better)"),
         ("rss-10", "RSS after warm-up, 10 tools", 1 / 1024, "MiB (lower is better)"),
@@ -58,7 +65,7 @@ def main(source: Path, target: Path) -> None:
             if key == "official":
                 bar.set_edgecolor("black")
                 bar.set_linewidth(1.5)
-        axis.set_title(title if len(title) < 60 else title[:57] + "...", fontsize=9)
+        axis.set_title(textwrap.fill(title, 52), fontsize=9)
         axis.set_xlabel(unit, fontsize=8)
         axis.tick_params(labelsize=7)
         axis.grid(axis="x", alpha=0.3)
@@ -71,6 +78,8 @@ def main(source: Path, target: Path) -> None:
     if meta.get("note"):
         heading = f"{meta['note']}\n{heading}"
     figure.suptitle(heading, fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for colour in COLOURS.values()]
+    figure.legend(handles, ["peers", "floors", "django_mcp"], loc="upper right", fontsize=8)
     figure.tight_layout()
     figure.savefig(target, dpi=90)
 

@@ -205,7 +205,9 @@ def soak(url: str, *, requests: int, workers: int, seed: int, timeout: float) ->
             return
         statuses[response.status_code] += 1
         if response.status_code >= 500 and response.status_code != 503:
-            problems.append(f"request {index}: HTTP {response.status_code} {response.text[:120]!r} for {body[:80]!r}")
+            problems.append(
+                f"request {index}: HTTP {response.status_code} {response.text[:120]!r} for {body[:80]!r}"
+            )
         text = response.text
         for leak in LEAKS:
             if leak in text:

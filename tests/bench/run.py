@@ -23,6 +23,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from _client import LEGACY, Conversation, wait_until_ready
-from _envs import HERE, ROOT, EnvState, find_python, prepare, probe_fast_paths, server_environment
+from _envs import HERE, ROOT, EnvState, find_python, precompile, prepare, probe_fast_paths, server_environment
 from _measure import CLIENT_CORE, Measurement, Server, page_facts, rss_kib, run_walk, run_wrk
 from _peers import ENVS, SERVERS, ServerSpec
 from _report import markdown, summarize, text_tables
@@ -189,6 +190,8 @@ class Bench:
                 ENVS[name], python, reinstall=self.args.reinstall, install=not self.args.skip_install
             )
             self.states[name] = state
+            if state.python is not None:
+                precompile(state.python, state.env)
             print(f"  .venvs/{name}: {'ok' if state.python else 'UNAVAILABLE: ' + state.reason}", flush=True)
         for key in self.servers:
             spec = SERVERS[key]
@@ -319,7 +322,7 @@ def _meta(args: argparse.Namespace, bench: Bench, load_start: float, argv: list[
         )
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
-        "command": " ".join(["python tests/bench/run.py", *argv]),
+        "command": shlex.join(["python", "tests/bench/run.py", *argv]),
         "note": args.note,
         "nproc": os.cpu_count(),
         "cpu_model": _cpu_model(),
@@ -334,6 +337,14 @@ def _meta(args: argparse.Namespace, bench: Bench, load_start: float, argv: list[
         "commit": f"{commit} ({changed} uncommitted change(s) under django_mcp/)" if changed else commit,
         "versions": versions,
     }
+
+
+def _scrub(data: dict[str, Any]) -> dict[str, Any]:
+    """Return ``data`` without this machine's paths (server logs can hold some)."""
+    text = json.dumps(data)
+    for path, name in ((str(ROOT), "<repository>"), (str(Path.home()), "~")):
+        text = text.replace(json.dumps(path)[1:-1], name)
+    return json.loads(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -367,16 +378,20 @@ def main(argv: list[str] | None = None) -> int:
     print(text_tables(summary, bench.info, [scenario.key for scenario in bench.scenarios]))
     if not args.no_write:
         meta = _meta(args, bench, load_start, argv)
-        data = {
-            "meta": meta,
-            "servers": bench.info,
-            "scenario_titles": titles,
-            "summary": summary,
-            "records": bench.records,
-        }
+        data = _scrub(
+            {
+                "meta": meta,
+                "servers": bench.info,
+                "scenario_titles": titles,
+                "summary": summary,
+                "records": bench.records,
+            }
+        )
         args.output.mkdir(parents=True, exist_ok=True)
         (args.output / "results.json").write_text(json.dumps(data, indent=1) + "\n")
-        (args.output / "RESULTS.md").write_text(markdown(summary, bench.info, titles, meta))
+        (args.output / "RESULTS.md").write_text(
+            markdown(data["summary"], data["servers"], titles, data["meta"])
+        )
         harness = bench.states.get("harness")
         if harness is not None and harness.python is not None:
             chart = subprocess.run(

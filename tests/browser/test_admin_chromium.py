@@ -217,12 +217,15 @@ def test_index_links_the_catalog_and_pages_are_styled_under_uvicorn(
 
         rows.nth(1).get_by_role("link", name="Playground fixture").click()
         page.get_by_role("link", name="Tools (6)").click()
+        page.wait_for_url("**?kind=tool")
         assert page.locator("tr.mcp-component").count() == 6
         page.fill("#searchbar", "notes")
         page.click("#changelist-search input[type=submit]")
+        page.wait_for_url("**?q=notes*")
         names = page.locator("tr.mcp-component").evaluate_all("rows => rows.map(r => r.dataset.name)")
         assert names == ["wipe-notes"]
         page.get_by_role("link", name="show all").click()
+        page.wait_for_url(lambda url: "q=" not in url)
         page.fill("#id_as", "viewer")
         page.click(".mcp-view-as-form input[type=submit]")
         assert "8 of these 9 components are visible" in page.locator(".mcp-view-as").inner_text()
@@ -411,6 +414,7 @@ def test_fresh_startproject_site_shows_the_section_and_calls_a_tool(
         base = f"http://127.0.0.1:{port}"
         _log_in(page, base, "clerk")
         page.locator(".app-django_mcp").get_by_role("link", name="Catalog").click()
+        page.wait_for_url(f"{base}{SECTION}")
         _styled(page)
         assert "HTTP /mcp/shop" in " ".join(page.locator("tr.mcp-server").inner_text().split())
         page.get_by_role("link", name="shop").first.click()
@@ -443,8 +447,8 @@ def test_fresh_startproject_site_shows_the_section_and_calls_a_tool(
         _styled(page)
         page.get_by_role("link", name="shop").first.click()
         page.get_by_role("link", name="order-status").click()
+        page.locator("#mcp-playground-form").wait_for()
         _styled(page)
-        assert page.locator("#mcp-playground-form").count() == 1
 
 
 def _documented_asgi_py() -> str:

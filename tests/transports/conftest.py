@@ -4,6 +4,11 @@ The request builders come from ``tests/wire.py``. ``wire`` drives the
 conformance fixture server mounted at ``/conformance/mcp`` through Django's
 ``AsyncClient`` (ASGI requests, so SSE answers are possible); its methods
 return the response and its decoded JSON-RPC message(s).
+
+``test_http.py`` runs twice: through the plain view under Django's handler
+(``view``) and through ``McpASGIApp``'s fast path (``fast-asgi``): its
+``async_client`` (and so ``wire``) is parametrized by ``pytest_generate_tests``.
+``test_http_wsgi.py`` runs a subset through ``McpWSGIApp``.
 """
 
 from __future__ import annotations
@@ -138,6 +143,33 @@ class Wire:
         )
         assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
         return response.status_code, json.loads(response.content)
+
+
+#: How ``async_client`` serves requests in the modules that run both ways.
+SERVED_BY = {"view": None, "fast-asgi": "ASGIAppClient", "fast-wsgi": "WSGIAppClient"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test of ``test_http.py`` through the plain view and the fast ASGI path."""
+    if metafunc.module.__name__.endswith("test_http") and "served_by" in metafunc.fixturenames:
+        metafunc.parametrize("served_by", ["view", "fast-asgi"], indirect=True)
+
+
+@pytest.fixture
+def served_by(request: pytest.FixtureRequest) -> str:
+    """Return how the test's ``async_client`` serves (``view`` unless parametrized)."""
+    return str(getattr(request, "param", "view"))
+
+
+@pytest.fixture
+def async_client(served_by: str) -> Any:
+    """Return Django's ``AsyncClient``, or one served by a fast path (``served_by``)."""
+    from django.test import AsyncClient
+
+    from tests import direct_clients
+
+    name = SERVED_BY[served_by]
+    return AsyncClient() if name is None else getattr(direct_clients, name)()
 
 
 @pytest.fixture

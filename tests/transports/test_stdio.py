@@ -450,7 +450,12 @@ async def test_deeply_nested_line_is_answered_and_the_loop_goes_on(
     connect: Callable[..., Peer], depth: int, request_id: Any
 ) -> None:
     peer = connect()
-    deep = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"x": ' + b"[" * depth + b"]" * depth + b"}}"
+    deep = (
+        b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"x": '
+        + b"[" * depth
+        + b"]" * depth
+        + b"}}"
+    )
 
     answer = await peer.ask(deep)
     after = await peer.ask(tool_request("echo", {"text": "ok"}, request_id=9))

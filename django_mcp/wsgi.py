@@ -1,0 +1,169 @@
+"""Serve MCP endpoints under WSGI without an event loop: ``McpWSGIApp``.
+
+Django runs an async view under WSGI through ``async_to_sync``: an event
+loop in a second thread for every request. ``McpWSGIApp`` wraps the
+project's WSGI application and serves requests to MCP endpoints itself
+(everything else goes to the wrapped application): it builds Django's
+``WSGIRequest``, runs the same core as ``McpASGIApp``
+(``django_mcp.transports._direct.serve``: the identity and header
+middleware, then the view function) and drives that coroutine with
+``send(None)``. A request that never waits (an async tool, an anonymous or
+token-authenticated caller, no cache or ORM call) completes in that one
+step, in the worker's thread. A request that does wait (a sync tool, a
+session cookie looked up in the database) is carried on in an event loop
+of the worker thread's own; its sync work then runs in a thread of the
+request's own, whose database connections are closed afterwards.
+
+The answers are the view's under WSGI: plain JSON (notifications are
+dropped, streams refused). As under Django's handler, ``request_started``
+and ``request_finished`` are sent, so database connections are managed as
+usual. A ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE`` is refused with
+413 before the body is read. Wrap the application in the project's
+``wsgi.py``::
+
+    from django.core.wsgi import get_wsgi_application
+
+    from django_mcp.wsgi import McpWSGIApp
+
+    application = McpWSGIApp(get_wsgi_application())
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+from collections.abc import Callable, Coroutine, Generator, Iterable
+from typing import Any
+
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+from django.core import signals
+from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
+from django.db import close_old_connections
+from django.http.response import HttpResponseBase
+from django.urls import set_script_prefix
+
+from django_mcp.conf import get_settings
+from django_mcp.dispatcher.codec import encode_error
+from django_mcp.exceptions import InvalidRequest
+from django_mcp.transports._direct import endpoint, request_error, serve
+
+__all__ = ["McpWSGIApp", "run_to_completion"]
+
+logger = logging.getLogger(__name__)
+
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+_local = threading.local()
+
+
+class McpWSGIApp:
+    """Wrap a WSGI application; serve its MCP endpoints without an event loop."""
+
+    def __init__(self, app: WSGIApp) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Serve one WSGI request."""
+        found = endpoint(get_path_info(environ))
+        if found is None:
+            return self.app(environ, start_response)
+        declared = environ.get("CONTENT_LENGTH") or ""
+        if declared.isdigit() and int(declared) > get_settings().limits.max_request_size:
+            body = encode_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"))
+            start_response(
+                "413 Request Entity Too Large",
+                [("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Connection", "close")],
+            )
+            return [body]
+        set_script_prefix(get_script_name(environ))
+        signals.request_started.send(sender=WSGIHandler, environ=environ)
+        try:
+            request = WSGIRequest(environ)
+        except UnicodeDecodeError:
+            logger.warning("Bad Request (UnicodeDecodeError)", exc_info=True)
+            response: HttpResponseBase = request_error(400)
+        else:
+            response = run_to_completion(serve(request, found))
+        response._handler_class = WSGIHandler  # type: ignore[attr-defined]
+        headers = [*response.items(), *(("Set-Cookie", c.output(header="")) for c in response.cookies.values())]
+        start_response(f"{response.status_code} {response.reason_phrase}", headers)
+        # The server calls close(): request_finished, as under Django's handler.
+        return response
+
+
+def run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> HttpResponseBase:
+    """Return the coroutine's result; without an event loop while it does not wait.
+
+    The first step runs with the thread's own (idle) loop marked running,
+    so that whatever the coroutine creates belongs to it; a coroutine that
+    waits is then carried on in that loop.
+    """
+    loop = _thread_loop()
+    # One context for every step, as a task would have: a variable set in
+    # the first step can be reset in a later one.
+    context = contextvars.copy_context()
+    sensitive = ThreadSensitiveContext()
+    context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
+    try:
+        asyncio.events._set_running_loop(loop)
+        try:
+            waiting = context.run(coroutine.send, None)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        finally:
+            asyncio.events._set_running_loop(None)
+        return loop.run_until_complete(loop.create_task(_Resumed(coroutine, waiting).run(), context=context))
+    finally:
+        executor = SyncToAsync.context_to_thread_executor.pop(sensitive, None)
+        if executor is not None:
+            # The request's sync work had a thread: close its connections there.
+            executor.submit(close_old_connections).result()
+            executor.shutdown()
+
+
+class _Resumed:
+    """Carry on a coroutine that has already run its first step, inside a task."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, HttpResponseBase], waiting: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting = waiting
+
+    async def run(self) -> HttpResponseBase:
+        """Return the coroutine's result."""
+        return await self
+
+    def __await__(self) -> Generator[Any, Any, HttpResponseBase]:
+        coroutine, waiting = self.coroutine, self.waiting
+        while True:
+            try:
+                yield waiting
+            except BaseException as error:  # noqa: BLE001 - handed to the coroutine
+                step = coroutine.throw
+                argument: Any = error
+            else:
+                step = coroutine.send
+                argument = None
+            try:
+                waiting = step(argument)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+
+
+class _ThreadLoop:
+    """A worker thread's own event loop, closed when the thread ends."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        self.loop.close()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    owned: _ThreadLoop | None = getattr(_local, "owned", None)
+    if owned is None:
+        owned = _local.owned = _ThreadLoop()
+    return owned.loop
