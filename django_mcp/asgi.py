@@ -14,9 +14,12 @@ as Django would, and the view function is awaited
 rule, limit, header and error is the view's. What is left out is Django's
 per-request machinery: the ``request_started`` and ``request_finished``
 signals (and their thread hops) and the middleware an MCP endpoint does not
-use. Database connections a request's sync work opened are closed after it
-as ``request_finished`` would (``close_old_connections`` in that request's
-sync thread).
+use. A request's sync work (the session lookup, the ORM, a sync tool)
+runs, as under Django's handler, in a thread of the request's own; but
+that thread is lent from a pool (``SYNC_THREADS``, up to 64 kept idle)
+rather than started and joined for every request, and its old database
+connections are closed after the request as ``request_finished`` would
+(``close_old_connections``), so ``CONN_MAX_AGE`` connections live on.
 
 Oversized requests are refused before their body is read:
 
@@ -49,13 +52,15 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, Final, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
-from django.db import close_old_connections
-from django.http import HttpResponse
+from django.db import close_old_connections, connections
+from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
 
@@ -67,6 +72,7 @@ from django_mcp.transports._direct import Endpoint, endpoint, request_error, ser
 __all__ = ["McpASGIApp"]
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 # As django-stubs types Django's ASGIHandler, so that it can be wrapped.
 Scope = dict[str, Any]
@@ -129,14 +135,90 @@ class McpASGIApp:
         if not self.direct:
             await self.app(scope, _replay(body, receive), send)
             return
-        async with ThreadSensitiveContext() as context:
-            try:
-                await _answer(scope, body, found, receive, send)
-            finally:
-                if context in SyncToAsync.context_to_thread_executor:
-                    # The request ran sync code (session, ORM): its thread's
-                    # connections are closed as request_finished would.
-                    await sync_to_async(close_old_connections)()
+        # As under Django's handler, the request's thread-sensitive sync work
+        # (session, ORM, a sync tool) runs in a thread of its own; here one
+        # lent from SYNC_THREADS for the request, kept for a later one.
+        context = ThreadSensitiveContext()
+        token = SyncToAsync.thread_sensitive_context.set(context)
+        lease = _Lease()
+        SyncToAsync.context_to_thread_executor[context] = lease
+        try:
+            await _answer(scope, body, found, receive, send)
+        finally:
+            SyncToAsync.context_to_thread_executor.pop(context, None)  # gone if a stream let it go
+            SyncToAsync.thread_sensitive_context.reset(token)
+            await lease.finish()
+
+
+class _Lease(Executor):
+    """A request's sync thread: taken from ``SYNC_THREADS`` when first needed.
+
+    ``finish`` closes old database connections there, as
+    ``request_finished`` would, and gives the thread back. A stream lets
+    its thread go early (``release_request_thread``: ``shutdown``).
+    """
+
+    __slots__ = ("executor",)
+
+    def __init__(self) -> None:
+        self.executor: ThreadPoolExecutor | None = None
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Run ``fn`` in the request's sync thread."""
+        if self.executor is None:
+            self.executor = SYNC_THREADS.take()
+        return self.executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: FBT001, FBT002 - as Executor
+        """Give the thread back once the work already submitted is done."""
+        executor, self.executor = self.executor, None
+        if executor is not None:
+            executor.submit(SYNC_THREADS.give_back, executor)
+
+    async def finish(self) -> None:
+        """End the request: close its old connections, give its thread back."""
+        executor, self.executor = self.executor, None
+        if executor is not None:
+            await asyncio.wrap_future(executor.submit(close_old_connections))
+            SYNC_THREADS.give_back(executor)
+
+
+class _SyncThreads:
+    """Single-thread executors lent to requests; at most ``keep`` wait idle."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.idle: list[ThreadPoolExecutor] = []
+        self.lock = threading.Lock()
+
+    def take(self) -> ThreadPoolExecutor:
+        with self.lock:
+            if self.idle:
+                return self.idle.pop()
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-asgi-sync")
+
+    def give_back(self, executor: ThreadPoolExecutor) -> None:
+        with self.lock:
+            if len(self.idle) < self.keep:
+                self.idle.append(executor)
+                return
+        _retire(executor)
+
+    def clear(self) -> None:
+        """Let every idle thread go (its connections closed)."""
+        with self.lock:
+            idle, self.idle = self.idle, []
+        for executor in idle:
+            _retire(executor)
+
+
+def _retire(executor: ThreadPoolExecutor) -> None:
+    executor.submit(connections.close_all)
+    executor.shutdown(wait=False)
+
+
+#: The threads requests run their sync work in (Django starts one per request).
+SYNC_THREADS: Final = _SyncThreads(keep=64)
 
 
 async def _answer(scope: Scope, body: bytes, found: Endpoint, receive: Receive, send: Send) -> None:
@@ -186,14 +268,13 @@ async def _listen_for_disconnect(receive: Receive) -> None:
 
 async def _send_response(response: HttpResponseBase, send: Send) -> None:
     """Send ``response`` as Django's ``ASGIHandler.send_response`` does."""
-    headers = [
-        (name.encode("ascii"), value.encode("latin1")) for name, value in response.items()
-    ]
+    headers = [(name.encode("ascii"), value.encode("latin1")) for name, value in response.items()]
     for cookie in response.cookies.values():
         headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
-    if response.streaming:
-        async with contextlib.aclosing(aiter(response)) as content:  # type: ignore[type-var]
+    if isinstance(response, StreamingHttpResponse):
+        content: AsyncIterator[bytes] = aiter(response)
+        async with contextlib.aclosing(content):  # type: ignore[type-var]
             async for part in content:
                 for start in range(0, len(part), CHUNK_SIZE):
                     await send(

@@ -11,8 +11,9 @@ middleware, then the view function) and drives that coroutine with
 token-authenticated caller, no cache or ORM call) completes in that one
 step, in the worker's thread. A request that does wait (a sync tool, a
 session cookie looked up in the database) is carried on in an event loop
-of the worker thread's own; its sync work then runs in a thread of the
-request's own, whose database connections are closed afterwards.
+of the worker thread's own; its sync work then runs in one companion thread
+of the worker thread, whose old database connections are closed after each
+request as ``request_finished`` would (``CONN_MAX_AGE`` holds as usual).
 
 The answers are the view's under WSGI: plain JSON (notifications are
 dropped, streams refused). As under Django's handler, ``request_started``
@@ -35,12 +36,13 @@ import contextvars
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Generator, Iterable
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.http.response import HttpResponseBase
 from django.urls import set_script_prefix
 
@@ -49,7 +51,7 @@ from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
 from django_mcp.transports._direct import endpoint, request_error, serve
 
-__all__ = ["McpWSGIApp", "run_to_completion"]
+__all__ = ["McpWSGIApp"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,7 @@ StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 _local = threading.local()
+_T = TypeVar("_T")
 
 
 class McpWSGIApp:
@@ -68,14 +71,20 @@ class McpWSGIApp:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """Serve one WSGI request."""
         found = endpoint(get_path_info(environ))
-        if found is None:
+        if found is None or asyncio.events._get_running_loop() is not None:
+            # Another path, or a thread that already runs an event loop (no
+            # WSGI server's): Django's business.
             return self.app(environ, start_response)
         declared = environ.get("CONTENT_LENGTH") or ""
         if declared.isdigit() and int(declared) > get_settings().limits.max_request_size:
             body = encode_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"))
             start_response(
                 "413 Request Entity Too Large",
-                [("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Connection", "close")],
+                [
+                    ("Content-Type", "application/json"),
+                    ("Content-Length", str(len(body))),
+                    ("Connection", "close"),
+                ],
             )
             return [body]
         set_script_prefix(get_script_name(environ))
@@ -86,27 +95,35 @@ class McpWSGIApp:
             logger.warning("Bad Request (UnicodeDecodeError)", exc_info=True)
             response: HttpResponseBase = request_error(400)
         else:
-            response = run_to_completion(serve(request, found))
+            response = _run_to_completion(serve(request, found))
         response._handler_class = WSGIHandler  # type: ignore[attr-defined]
-        headers = [*response.items(), *(("Set-Cookie", c.output(header="")) for c in response.cookies.values())]
+        headers = [
+            *response.items(),
+            *(("Set-Cookie", c.output(header="")) for c in response.cookies.values()),
+        ]
         start_response(f"{response.status_code} {response.reason_phrase}", headers)
         # The server calls close(): request_finished, as under Django's handler.
         return response
 
 
-def run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> HttpResponseBase:
+def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> HttpResponseBase:
     """Return the coroutine's result; without an event loop while it does not wait.
 
     The first step runs with the thread's own (idle) loop marked running,
     so that whatever the coroutine creates belongs to it; a coroutine that
     waits is then carried on in that loop.
     """
-    loop = _thread_loop()
+    owned = _thread_loop()
+    loop = owned.loop
     # One context for every step, as a task would have: a variable set in
     # the first step can be reset in a later one.
     context = contextvars.copy_context()
     sensitive = ThreadSensitiveContext()
     context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
+    # The request's thread-sensitive sync work goes to the worker thread's
+    # companion thread (its database connections live on, as a WSGI
+    # thread's do under Django's handler, within CONN_MAX_AGE).
+    SyncToAsync.context_to_thread_executor[sensitive] = owned.companion
     try:
         asyncio.events._set_running_loop(loop)
         try:
@@ -117,11 +134,8 @@ def run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> HttpR
             asyncio.events._set_running_loop(None)
         return loop.run_until_complete(loop.create_task(_Resumed(coroutine, waiting).run(), context=context))
     finally:
-        executor = SyncToAsync.context_to_thread_executor.pop(sensitive, None)
-        if executor is not None:
-            # The request's sync work had a thread: close its connections there.
-            executor.submit(close_old_connections).result()
-            executor.shutdown()
+        SyncToAsync.context_to_thread_executor.pop(sensitive, None)
+        owned.companion.finish_request()
 
 
 class _Resumed:
@@ -139,31 +153,50 @@ class _Resumed:
         coroutine, waiting = self.coroutine, self.waiting
         while True:
             try:
-                yield waiting
-            except BaseException as error:  # noqa: BLE001 - handed to the coroutine
-                step = coroutine.throw
-                argument: Any = error
-            else:
-                step = coroutine.send
-                argument = None
-            try:
-                waiting = step(argument)
+                try:
+                    yield waiting
+                except BaseException as error:  # noqa: BLE001 - handed to the coroutine
+                    waiting = coroutine.throw(error)
+                else:
+                    waiting = coroutine.send(None)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
 
 
+class _Companion(ThreadPoolExecutor):
+    """The one thread a WSGI worker thread's requests run their sync work in."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="mcp-wsgi-sync")
+        self.used = False
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Run ``fn`` in the companion thread; note that a request used it."""
+        self.used = True
+        return super().submit(fn, *args, **kwargs)
+
+    def finish_request(self) -> None:
+        """Close old database connections as ``request_finished`` would, if the request used the thread."""
+        if self.used:
+            super().submit(close_old_connections).result()
+            self.used = False
+
+
 class _ThreadLoop:
-    """A worker thread's own event loop, closed when the thread ends."""
+    """A worker thread's own event loop and companion thread, closed when the thread ends."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self.companion = _Companion()
 
     def __del__(self) -> None:
+        self.companion.submit(connections.close_all)
+        self.companion.shutdown(wait=False)
         self.loop.close()
 
 
-def _thread_loop() -> asyncio.AbstractEventLoop:
+def _thread_loop() -> _ThreadLoop:
     owned: _ThreadLoop | None = getattr(_local, "owned", None)
     if owned is None:
         owned = _local.owned = _ThreadLoop()
-    return owned.loop
+    return owned

@@ -250,5 +250,19 @@ def node_bin() -> Path:
     return bin_dir
 
 
+@pytest.fixture(autouse=True)
+def _fresh_sync_threads() -> Iterator[None]:
+    """Let McpASGIApp's idle sync threads go after each test.
+
+    A thread kept for a later request keeps its database connection, and
+    the test database (in-memory SQLite ignores close()) must not reach a
+    test without database access.
+    """
+    yield
+    from django_mcp.asgi import SYNC_THREADS
+
+    SYNC_THREADS.clear()
+
+
 # Validate every server message of every test against the MCP schema of its era.
 from tests.wire_schema import wire_schema  # noqa: E402, F401

@@ -15,6 +15,7 @@ import asyncio
 import io
 import sys
 from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.core.asgi import get_asgi_application
@@ -166,7 +167,10 @@ class _WSGIHandler:
                 if close is not None:
                     close()
 
-        content = await asyncio.to_thread(serve)
+        # A thread of the request's own: McpWSGIApp's per-thread loop and
+        # sync thread (and the test database connection there) end with it.
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            content = await asyncio.wrap_future(thread.submit(serve))
         response = _rebuilt(started["status"], started["headers"], content)
         response.asgi_request = request  # type: ignore[attr-defined]
         return response

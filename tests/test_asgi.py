@@ -1,9 +1,11 @@
-"""McpASGIApp (django_mcp/asgi.py): oversized MCP requests refused before Django reads them.
+"""McpASGIApp (django_mcp/asgi.py): oversized MCP requests refused before they are read; the fast path.
 
 The wrapper is called at the ASGI level with a fake ``receive`` that fails
 the test if the body is read when it must not be, and a ``send`` that
-records the answer. Requests within the limit go through Django's own ASGI
-handler to the conformance server at ``/conformance/mcp``.
+records the answer. Requests within the limit are served by the fast path
+(``direct=False``: Django's own ASGI handler) from the conformance server at
+``/conformance/mcp``; the parity tests compare the fast path's answers with
+the plain view's under Django's handler (``tests/direct_clients.py``).
 """
 
 from __future__ import annotations
@@ -199,3 +201,74 @@ async def test_a_client_gone_while_sending_gets_no_answer() -> None:
     await McpASGIApp(recorder.app)(http_scope(), receive, recorder.send)
 
     assert (recorder.calls, recorder.sent) == ([], [])
+
+
+# ------------------------------------------------------------ fast path parity
+
+
+async def _both(method: str, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    """Return the plain view's and the fast path's answers to the same request."""
+    from django.test import AsyncClient
+
+    from tests.direct_clients import ASGIAppClient
+
+    return (
+        await getattr(AsyncClient(), method)(*args, **kwargs),
+        await getattr(ASGIAppClient(), method)(*args, **kwargs),
+    )
+
+
+def _headers(response: Any) -> dict[str, str]:
+    return {name.lower(): value for name, value in response.items() if name.lower() != "content-length"}
+
+
+async def test_the_fast_path_answers_with_the_views_status_headers_and_body() -> None:
+    body = modern_request("tools/list")
+    view, fast = await _both(
+        "post", URL, data=json.dumps(body), content_type="application/json", headers=modern_headers(body)
+    )
+
+    assert (fast.status_code, _headers(fast), fast.content) == (
+        view.status_code,
+        _headers(view),
+        view.content,
+    )
+    assert "x-content-type-options" in _headers(fast)  # SecurityMiddleware ran
+
+
+@pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:80"])
+async def test_a_disallowed_host_is_refused_alike(host: str) -> None:
+    body = modern_request("tools/list")
+    view, fast = await _both(
+        "post",
+        URL,
+        data=json.dumps(body),
+        content_type="application/json",
+        headers={**modern_headers(body), "Host": host, "Origin": f"http://{host}"},
+    )
+
+    assert (fast.status_code, _headers(fast), fast.content) == (
+        view.status_code,
+        _headers(view),
+        view.content,
+    )
+    assert 400 <= fast.status_code < 500
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_session_cookie_identifies_the_caller_on_the_fast_path() -> None:
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth import get_user_model
+
+    from tests.direct_clients import ASGIAppClient
+    from tests.transports.conftest import Wire
+
+    user = await sync_to_async(get_user_model().objects.create_user)("fast-caller", password="pw")
+    owner = ASGIAppClient()
+    await owner.aforce_login(user)
+    session = await Wire(owner).initialize()
+
+    stranger = await ASGIAppClient().delete(URL, headers={"Mcp-Session-Id": session})
+    own = await owner.delete(URL, headers={"Mcp-Session-Id": session})
+
+    assert (stranger.status_code, own.status_code) == (404, 204)

@@ -83,6 +83,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     ],
     "django_mcp.apps": ["DjangoMcpConfig"],
     "django_mcp.asgi": ["McpASGIApp"],
+    "django_mcp.wsgi": ["McpWSGIApp"],
     "django_mcp.auth": ["can_use", "can_use_unknown", "find_usable"],
     "django_mcp.checks": ["check_deploy", "check_servers", "check_settings"],
     "django_mcp.conf": [

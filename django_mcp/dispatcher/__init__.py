@@ -254,7 +254,10 @@ class Dispatcher:
             result = await row.handler(call)
             if isinstance(result, InputRequiredResult) and ctx.era == "legacy":
                 result = await ask_legacy_client(call, result, row.handler, self._retry)
-            self._check_meta_size(getattr(result, "meta", UNSET), settings, ctx.era)
+            meta = getattr(result, "meta", UNSET)
+            # Without handler metadata, only the server info could be too big.
+            if meta or self._info_size > settings.limits.max_metadata_size:
+                self._check_meta_size(meta, settings, ctx.era)
             return self.encode_result(envelope, finish(call, result))
         except McpError as error:
             return error_reply(envelope.id, legacy_error(error) if ctx.era == "legacy" else error)

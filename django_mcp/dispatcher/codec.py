@@ -121,7 +121,12 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
             raise _too_deep(request_id, max_depth) from None
         except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
             raise ParseError() from None
-    if _nests_deeper(body, (params, message.result, message.error), max_depth):
+    # Cheap first: fewer brackets than the limit cannot nest deeper than it.
+    if isinstance(body, bytes):
+        opened = body.count(b"[") + body.count(b"{")
+    else:
+        opened = body.count("[") + body.count("{")
+    if opened > max_depth and _nests_deeper((params, message.result, message.error), max_depth):
         raise _too_deep(request_id, max_depth)
     if message.method is UNSET:
         if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
@@ -164,15 +169,8 @@ def _too_deep(request_id: Any, max_depth: int) -> InvalidRequest:
     return error
 
 
-def _nests_deeper(body: bytes | str, members: tuple[Any, ...], max_depth: int) -> bool:
+def _nests_deeper(members: tuple[Any, ...], max_depth: int) -> bool:
     """Return True when the message's members nest deeper than ``max_depth``."""
-    # Cheap first: fewer brackets than the limit cannot nest deeper than it.
-    if isinstance(body, bytes):
-        opened = body.count(b"[") + body.count(b"{")
-    else:
-        opened = body.count("[") + body.count("{")
-    if opened <= max_depth:
-        return False
     # Iterative: the point is not to recurse. Members sit at level 2.
     stack: list[tuple[Any, int]] = [(value, 2) for value in members if isinstance(value, dict | list)]
     while stack:

@@ -45,8 +45,8 @@ async def invoke(
     kwargs = _arguments(handler, request, payload, values or {})
     produced: list[Any] = []
     if handler.kind == "async":
-        _collect(await method(**kwargs), produced)
-        return produced
+        value = await method(**kwargs)
+        return list(value) if isinstance(value, list | tuple) else [value]
     if handler.kind == "sync":
         _collect(await sync_to_async(method, thread_sensitive=True)(**kwargs), produced)
         return produced

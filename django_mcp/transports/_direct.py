@@ -18,9 +18,12 @@ their own ``process_request`` and ``process_response`` (``DIRECT_MIDDLEWARE``):
 Every other middleware is skipped for MCP paths: ``CsrfViewMiddleware``
 does nothing for the view (it is CSRF-exempt), ``MessageMiddleware`` stores
 nothing for it; a project middleware of its own (GZip, locale, logging,
-custom) does not see MCP requests. Neither ``request_started`` nor
-``request_finished`` is sent for a served request (``request_finished``
-only when a stream response closes, by its ``close()``).
+custom) does not see MCP requests. Under ASGI neither ``request_started``
+nor ``request_finished`` is sent for a served request (``request_finished``
+only when a stream response closes, by its ``close()``): their receivers do
+not run (with ``DEBUG`` on, ``reset_queries``: the query log keeps its last
+9000 queries); the connections a request's sync work opened are closed
+after it by ``McpASGIApp`` itself. Under WSGI both signals are sent.
 """
 
 from __future__ import annotations
@@ -30,15 +33,16 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.core.handlers.exception import response_for_exception
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404, ResolverMatch, resolve
 from django.utils.module_loading import import_string
-from asgiref.sync import sync_to_async
-from django.contrib.sessions.middleware import SessionMiddleware
 
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InternalError
@@ -115,32 +119,44 @@ async def serve(request: HttpRequest, found: Endpoint) -> HttpResponseBase:
     request.resolver_match = match
     middleware = _middleware()
     response: HttpResponseBase | None = None
-    ran = 0
-    try:
-        for instance in middleware:
-            ran += 1
-            process_request = getattr(instance, "process_request", None)
-            if process_request is not None:
+    ran = 0  # middleware whose process_response runs
+    for instance in middleware:
+        process_request = getattr(instance, "process_request", None)
+        if process_request is not None:
+            try:
                 response = process_request(request)
-                if response is not None:
-                    break
-        if response is None:
-            response = await found.view(request, *match.args, **match.kwargs)
-        for instance in reversed(middleware[:ran]):
-            process_response = getattr(instance, "process_response", None)
-            if process_response is None:
-                continue
+            except Exception as exc:  # noqa: BLE001 - as Django's handler
+                response = await _exception_response(request, exc)
+                break
+        ran += 1
+        if response is not None:
+            break
+    if response is None:
+        # The view answers every failure of its own (JSON -32603).
+        response = await found.view(request, *match.args, **match.kwargs)
+    for instance in reversed(middleware[:ran]):
+        process_response = getattr(instance, "process_response", None)
+        if process_response is None:
+            continue
+        try:
             if _saves_session(instance, request):
                 # Saving touches the session store: not in the event loop.
                 response = await sync_to_async(process_response)(request, response)
             else:
                 response = process_response(request, response)
-    except Exception:
-        # As the view's own guard: a JSON -32603, never Django's HTML 500.
-        logger.exception("Unexpected error serving the MCP endpoint %s", request.path)
-        return request_error(500)
+        except Exception as exc:  # noqa: BLE001 - as Django's handler
+            response = await _exception_response(request, exc)
     assert response is not None
     return response
+
+
+async def _exception_response(request: HttpRequest, exc: Exception) -> HttpResponseBase:
+    """Return Django's response to a middleware's exception (a disallowed Host: 400).
+
+    As Django's handler, which wraps each middleware: the middleware
+    outside the failing one still process the response.
+    """
+    return await sync_to_async(response_for_exception, thread_sensitive=False)(request, exc)
 
 
 def _saves_session(instance: Any, request: HttpRequest) -> bool:
@@ -157,4 +173,3 @@ def request_error(status: int) -> HttpResponse:
     if status == 400:
         return HttpResponseBadRequest()
     return HttpResponse(encode_error(None, InternalError()), status=status, content_type="application/json")
-

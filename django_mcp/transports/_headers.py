@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -92,6 +93,7 @@ class McpHeaders:
         return out
 
 
+@functools.lru_cache(maxsize=256)  # the same method and tool names come again and again
 def decode_value(name: str, raw: str) -> str:
     """Return a header value, Base64-decoded when it uses the sentinel form."""
     if not _VALID_VALUE.match(raw):

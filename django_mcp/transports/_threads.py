@@ -1,7 +1,7 @@
 """Let a long-lived event stream hold no OS thread of its own.
 
-Django's ASGI handler serves each request inside asgiref's
-``ThreadSensitiveContext``. The request's first thread-sensitive
+Django's ASGI handler (and ``McpASGIApp``'s fast path) serves each request
+inside asgiref's ``ThreadSensitiveContext``. The request's first thread-sensitive
 ``sync_to_async`` call (a ``MiddlewareMixin`` middleware such as
 ``SessionMiddleware``, ``request.auser()``) starts a one-thread executor
 for that context, and the executor lives until the response has been sent.

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -591,6 +592,7 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+@functools.lru_cache(maxsize=64)  # clients send the same few Accept values
 def _accepts_json_or_sse(accept: str) -> bool:
     """Return True when an Accept header admits JSON or SSE answers."""
     for item in accept.split(","):

@@ -152,12 +152,12 @@ class Server:
         self._out.close()
 
 
-def wait_idle(server: Server, *, timeout: float = 15.0) -> None:
+def wait_idle(server: Server, *, timeout: float = 15.0) -> bool:
     """Wait until the server has finished what an earlier run left queued.
 
     When wrk stops, requests already sent are still being served; the next
     measurement must not start on that backlog. Idle: under 10 ms of CPU in
-    a 100 ms window.
+    a 100 ms window. Return False if it was still busy at the timeout.
     """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -165,7 +165,8 @@ def wait_idle(server: Server, *, timeout: float = 15.0) -> None:
         before = cpu_seconds(pids)
         time.sleep(0.1)
         if cpu_seconds(pids) - before < 0.01:
-            return
+            return True
+    return False
 
 
 @dataclass
@@ -250,7 +251,7 @@ def run_wrk(
             str(CHECK_LUA),
             f"http://127.0.0.1:{server.port}{conversation.path}",
         ]
-        wait_idle(server)
+        idle = wait_idle(server)
         sampler.start()
         done = subprocess.run(
             command,
@@ -281,7 +282,11 @@ def run_wrk(
         connect, read, write, timeout = errors.groups()
         problems.append(f"socket errors: connect {connect}, read {read}, write {write}, timeout {timeout}")
     if not good and not problems:
-        problems.append(f"no reply within {seconds:.0f} s: {output.strip()[-300:]}")
+        busy = "" if idle else "; the server was still busy with the previous run's requests"
+        problems.append(
+            f"no reply within {seconds:.0f} s (core 0 was {measurement.interference:.0%} busy with"
+            f" other work{busy})"
+        )
     if not server.alive():
         problems.append(f"the server exited: {server.tail(5)}")
     measurement.error = "; ".join(problems)

@@ -178,7 +178,7 @@ class Bench:
         self.records.append(entry)
         if entry.get("error"):
             self.failures += 1
-            print(f"    FAIL {spec.key} {scenario}: {entry['error'][:400]}", flush=True)
+            print(f"    FAIL {spec.key} {scenario}: {' '.join(entry['error'].split())[:400]}", flush=True)
 
     def prepare(self, python: str) -> None:
         """Make the environments; mark each server available or not, with why."""

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.core.wsgi import get_wsgi_application
 
 from django_mcp.protocol import jsonrpc
-from django_mcp.wsgi import McpWSGIApp, run_to_completion
+from django_mcp.wsgi import McpWSGIApp
 from tests.direct_clients import WSGIAppClient
 from tests.transports.test_http import (  # noqa: F401 - collected here, served by McpWSGIApp
     test_a_notification_is_accepted_with_202_and_no_body,
@@ -64,8 +64,14 @@ async def test_a_progress_token_is_answered_with_plain_json(wire: Any) -> None:
         tool_request("test_tool_with_progress", {}, meta=wire.meta(progressToken="wsgi"))
     )
 
-    assert (response.status_code, response["Content-Type"], response.streaming) == (200, "application/json", False)
-    assert messages[0]["result"]["content"] == [{"type": "text", "text": "Progress test completed for token wsgi"}]
+    assert (response.status_code, response["Content-Type"], response.streaming) == (
+        200,
+        "application/json",
+        False,
+    )
+    assert messages[0]["result"]["content"] == [
+        {"type": "text", "text": "Progress test completed for token wsgi"}
+    ]
 
 
 async def test_listen_is_refused_with_a_json_error(wire: Any) -> None:
@@ -92,7 +98,9 @@ async def test_a_sync_tool_is_served_through_the_fallback_loop(wire: Any) -> Non
     assert body["result"]["isError"] is False
 
 
-async def test_a_declared_body_over_the_limit_is_413_before_it_is_read(async_client: Any, settings: Any) -> None:
+async def test_a_declared_body_over_the_limit_is_413_before_it_is_read(
+    async_client: Any, settings: Any
+) -> None:
     settings.MCP_MAX_REQUEST_SIZE = 100
     body = json.dumps(modern_request("tools/list", {"padding": "x" * 200}))
     response = await async_client.post("/conformance/mcp", data=body, content_type="application/json")
@@ -111,13 +119,6 @@ async def test_the_session_cookie_identifies_the_caller(async_client: Any, wire:
     response = await other.delete("/conformance/mcp", headers={"Mcp-Session-Id": session})
 
     assert response.status_code == 404  # another caller's session is unknown to it
-
-
-def test_a_coroutine_that_never_waits_completes_without_a_loop() -> None:
-    async def answer() -> Any:
-        return 42
-
-    assert run_to_completion(answer()) == 42  # type: ignore[arg-type]
 
 
 def test_other_paths_go_to_django() -> None:
