@@ -712,3 +712,37 @@ async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
     assert await visible("no-such-tool", permitted) is None
     for name in ([], {}, 1, None):
         assert await visible(name, permitted) is None
+
+
+# ------------------------------------------------------ ambiguous JSON input
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"x":1,"x":2}}}',
+    ],
+)
+def test_a_key_repeated_in_one_object_is_an_invalid_request(raw: bytes) -> None:
+    with pytest.raises(InvalidRequest, match="appears twice") as caught:
+        parse_message(raw)
+    assert caught.value.code == jsonrpc.INVALID_REQUEST
+    assert getattr(caught.value, "request_id", None) == 1
+
+
+def test_the_same_key_in_different_objects_is_fine() -> None:
+    envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"name":1},"name":2}}')
+    assert envelope.params == {"a": {"name": 1}, "name": 2}
+
+
+def test_a_number_out_of_range_in_params_is_invalid_params_not_a_parse_error() -> None:
+    with pytest.raises(InvalidParams, match="out of range") as caught:
+        parse_message(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"x":1e400}}')
+    assert getattr(caught.value, "request_id", None) == 3
+
+
+def test_a_number_out_of_range_in_the_envelope_says_so() -> None:
+    with pytest.raises(InvalidRequest, match="out of range"):
+        parse_message(b'{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}')

@@ -12,6 +12,7 @@ built once and write compact single-line JSON, as STDIO framing and SSE
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeGuard
 
@@ -87,13 +88,16 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
     """Decode one JSON-RPC message or raise ``ParseError``/``InvalidRequest``.
 
     A message nesting arrays and objects deeper than ``max_depth`` levels
-    (the message object itself is level 1) is an ``InvalidRequest``. An
-    error raised after the id could be read carries it as
-    ``exc.request_id`` so the reply can echo it.
+    (the message object itself is level 1), repeating a key inside one
+    object, or holding a number no JSON parser can represent (``1e400``) is
+    an ``InvalidRequest``. An error raised after the id could be read
+    carries it as ``exc.request_id`` so the reply can echo it.
     """
     try:
         message = _message_decoder.decode(body)
-    except msgspec.ValidationError:
+    except msgspec.ValidationError as exc:
+        if str(exc).startswith(_OUT_OF_RANGE):
+            raise InvalidRequest("Invalid request: a number is out of range for JSON") from None
         # Valid JSON but not an object (e.g. a batch array): not a request.
         raise InvalidRequest(
             "Invalid request: expected one JSON-RPC object (batches are not supported)"
@@ -119,6 +123,10 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
             params = _params_decoder.decode(message.params)
         except RecursionError:
             raise _too_deep(request_id, max_depth) from None
+        except msgspec.ValidationError:  # the only one: a number past float range
+            error = InvalidParams("Invalid params: a number is out of range for JSON")
+            error.request_id = request_id  # type: ignore[attr-defined]
+            raise error from None
         except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
             raise ParseError() from None
     # Cheap first: fewer brackets than the limit cannot nest deeper than it.
@@ -128,6 +136,11 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
         opened = body.count("[") + body.count("{")
     if opened > max_depth and _nests_deeper((params, message.result, message.error), max_depth):
         raise _too_deep(request_id, max_depth)
+    duplicate = _duplicate_key(body)
+    if duplicate is not None:
+        # RFC 8259 leaves repeated names undefined; a proxy keeping the first
+        # value and this server the last would disagree about the request.
+        raise invalid(f"the key {duplicate!r} appears twice in one object")
     if message.method is UNSET:
         if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
             raise invalid("missing method")
@@ -159,6 +172,40 @@ def encode_message(message: Any) -> bytes:
     Every message the server sends is encoded here, whatever its kind.
     """
     return _encoder.encode(message)
+
+
+_OUT_OF_RANGE: Final = "Number out of range"
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen = dict(pairs)
+    if len(seen) != len(pairs):
+        keys: set[str] = set()
+        for key, _value in pairs:
+            if key in keys:
+                raise _DuplicateKey(key)
+            keys.add(key)
+    return seen
+
+
+def _duplicate_key(body: bytes | str) -> str | None:
+    """Return a key repeated inside one JSON object of ``body``, if any.
+
+    msgspec keeps the last of repeated keys silently; the standard library's
+    parser (C-accelerated) reports them through its pairs hook.
+    """
+    try:
+        json.loads(body, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as exc:
+        return exc.key
+    except (ValueError, RecursionError):  # pragma: no cover - msgspec parsed it already
+        return None
+    return None
 
 
 def _too_deep(request_id: Any, max_depth: int) -> InvalidRequest:

@@ -17,6 +17,9 @@ from typing import Any
 __all__ = ["markdown", "summarize", "text_tables"]
 
 BASELINE = "official"
+#: A median measurement during which core 0 was busier than this with other
+#: work is marked (NOISY) in the tables.
+NOISY = 0.5
 #: Short column names, in table order.
 COLUMNS = {
     "echo-c1": "echo c=1",
@@ -90,9 +93,11 @@ def _rps(cell: dict[str, Any] | None) -> str:
         return "n/a"
     if cell["rps"] is None:
         return "FAIL" if cell["failures"] else ""
-    text = f"{cell['rps']:,.0f}"
+    text = f"{cell['rps']:,.1f}" if cell["rps"] < 10 else f"{cell['rps']:,.0f}"
     if cell["ratio"] is not None:
         text += f" ({cell['ratio']:.2f}x)"
+    if (cell["interference"] or 0.0) > NOISY:
+        text += " †"
     return text
 
 
@@ -171,7 +176,8 @@ def markdown(
         "",
         "`n/a`: the server lacks the feature (no resources, no ORM, no 2025-11-25 era);"
         " empty: not selected in this run. `list walk` counts whole walks of the",
-        "1,000-tool catalog per second, not requests.",
+        "1,000-tool catalog per second, not requests. †: core 0 was more than half busy with other work",
+        "during that measurement (median over rounds): the figure says little.",
         "",
         "## Server CPU per request (microseconds; per walk for list walk)",
         "",
@@ -235,6 +241,7 @@ def markdown(
                     " / ".join(f"{value:,.0f}" for value in cell["rounds_rps"]) or "-",
                     " / ".join(f"{value:.2f}" for value in cell["ratios"]) or "-",
                     _cpu(cell, walk=key == "list-walk"),
+                    "" if cell["interference"] is None else f"{cell['interference']:.0%}",
                     "" if cell["p50_ms"] is None else f"{cell['p50_ms']:.1f} / {cell['p99_ms']:.1f}",
                     facts,
                     "; ".join(cell["failures"])[:300],
@@ -248,6 +255,7 @@ def markdown(
                 f"{unit} per round",
                 "x SDK per round",
                 "CPU",
+                "other load",
                 "p50 / p99 ms",
                 "facts",
                 "failures",

@@ -34,7 +34,17 @@ from pathlib import Path
 from typing import Any
 
 from _client import LEGACY, Conversation, wait_until_ready
-from _envs import HERE, ROOT, EnvState, find_python, precompile, prepare, probe_fast_paths, server_environment
+from _envs import (
+    HERE,
+    ROOT,
+    VENVS,
+    EnvState,
+    find_python,
+    precompile,
+    prepare,
+    probe_fast_paths,
+    server_environment,
+)
 from _measure import CLIENT_CORE, Measurement, Server, page_facts, rss_kib, run_walk, run_wrk
 from _peers import ENVS, SERVERS, ServerSpec
 from _report import markdown, summarize, text_tables
@@ -70,6 +80,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--note", default="", help="a line printed at the top of RESULTS.md and the chart")
     parser.add_argument("--output", type=Path, default=HERE, help="folder for RESULTS.md, results.json/png")
     parser.add_argument("--no-write", action="store_true", help="print only; write no results files")
+    parser.add_argument(
+        "--report", type=Path, help="measure nothing: rewrite RESULTS.md and the chart from this results.json"
+    )
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.duration = args.duration or (2.0 if args.quick else 5.0)
@@ -309,9 +322,17 @@ def _git(*args: str) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-def _meta(args: argparse.Namespace, bench: Bench, load_start: float, argv: list[str]) -> dict[str, Any]:
+def _checkout() -> str:
+    """Return the commit measured, with the count of uncommitted changes under django_mcp/."""
     changed = len(_git("status", "--porcelain", "--", "django_mcp").splitlines())
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
+    return f"{commit} ({changed} uncommitted change(s) under django_mcp/)" if changed else commit
+
+
+def _meta(
+    args: argparse.Namespace, bench: Bench, load_start: float, argv: list[str], checkout: str
+) -> dict[str, Any]:
+    at_end = _checkout()
     wrk = subprocess.run(["wrk", "--version"], capture_output=True, text=True, timeout=30)
     interference = [r["interference"] for r in bench.records if "interference" in r and not r.get("error")]
     versions = {}
@@ -334,9 +355,47 @@ def _meta(args: argparse.Namespace, bench: Bench, load_start: float, argv: list[
         "rounds": args.rounds,
         "duration": args.duration,
         "warmup": args.warmup,
-        "commit": f"{commit} ({changed} uncommitted change(s) under django_mcp/)" if changed else commit,
+        "commit": checkout if at_end == checkout else f"{checkout} at the start, {at_end} at the end",
         "versions": versions,
     }
+
+
+def _write_report(data: dict[str, Any], output: Path, harness_python: Path | None) -> None:
+    """Write RESULTS.md and, with the harness environment, results.png."""
+    (output / "RESULTS.md").write_text(
+        markdown(data["summary"], data["servers"], data["scenario_titles"], data["meta"])
+    )
+    written = ["RESULTS.md"]
+    if harness_python is not None:
+        chart = subprocess.run(
+            [
+                str(harness_python),
+                str(HERE / "chart.py"),
+                str(output / "results.json"),
+                str(output / "results.png"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if chart.returncode == 0:
+            written.append("results.png")
+        else:
+            print(f"chart failed: {chart.stderr.strip()[-500:]}", flush=True)
+    print(f"wrote {', '.join(written)} in {output}", flush=True)
+
+
+def _rewrite(source: Path, output: Path) -> int:
+    """Summarize ``source`` (a results.json) again and rewrite the report."""
+    data = json.loads(source.read_text())
+    data["summary"] = summarize(data["records"], data["servers"])
+    output.mkdir(parents=True, exist_ok=True)
+    if source.resolve() != (output / "results.json").resolve():
+        (output / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+    harness = VENVS / "harness" / "bin" / "python"
+    print(text_tables(data["summary"], data["servers"], list(data["scenario_titles"])))
+    _write_report(data, output, harness if harness.exists() else None)
+    return 0
 
 
 def _scrub(data: dict[str, Any]) -> dict[str, Any]:
@@ -354,14 +413,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         _list()
         return 0
+    if args.report:
+        return _rewrite(args.report, args.output)
     _preflight()
     servers = _select(args.servers, SERVERS, groups=GROUPS)
     default = ",".join(QUICK_SCENARIOS) if args.quick else "all"
     scenarios = _select(args.scenarios or default, SCENARIOS)
-    os.sched_setaffinity(
-        0, {int(CLIENT_CORE)}
-    )  # the harness and its Python client stay off the server's core
+    # The harness and its Python client stay off the server's core.
+    os.sched_setaffinity(0, {int(CLIENT_CORE)})
     load_start = os.getloadavg()[0]
+    checkout = _checkout()
     python = find_python(args.python)
     print(f"environments (interpreter {python}):", flush=True)
     with tempfile.TemporaryDirectory(prefix="django-mcp-bench-") as folder:
@@ -377,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(text_tables(summary, bench.info, [scenario.key for scenario in bench.scenarios]))
     if not args.no_write:
-        meta = _meta(args, bench, load_start, argv)
+        meta = _meta(args, bench, load_start, argv, checkout)
         data = _scrub(
             {
                 "meta": meta,
@@ -389,25 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         args.output.mkdir(parents=True, exist_ok=True)
         (args.output / "results.json").write_text(json.dumps(data, indent=1) + "\n")
-        (args.output / "RESULTS.md").write_text(
-            markdown(data["summary"], data["servers"], titles, data["meta"])
-        )
         harness = bench.states.get("harness")
-        if harness is not None and harness.python is not None:
-            chart = subprocess.run(
-                [
-                    str(harness.python),
-                    str(HERE / "chart.py"),
-                    str(args.output / "results.json"),
-                    str(args.output / "results.png"),
-                ],
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            if chart.returncode != 0:
-                print(f"chart failed: {chart.stderr.strip()[-500:]}", flush=True)
-        print(f"wrote {args.output / 'RESULTS.md'}, results.json, results.png", flush=True)
+        _write_report(data, args.output, harness.python if harness else None)
     if bench.failures:
         print(f"{bench.failures} measurement(s) failed: see FAIL lines above", flush=True)
     return 1 if bench.failures else 0
