@@ -177,35 +177,38 @@ def encode_message(message: Any) -> bytes:
 _OUT_OF_RANGE: Final = "Number out of range"
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen = dict(pairs)
-    if len(seen) != len(pairs):
-        keys: set[str] = set()
-        for key, _value in pairs:
-            if key in keys:
-                raise _DuplicateKey(key)
-            keys.add(key)
-    return seen
-
-
 def _duplicate_key(body: bytes | str) -> str | None:
     """Return a key repeated inside one JSON object of ``body``, if any.
 
-    msgspec keeps the last of repeated keys silently; the standard library's
-    parser (C-accelerated) reports them through its pairs hook.
+    msgspec keeps the last of repeated keys silently. The standard library's
+    C parser can hand over every object as its list of pairs instead (a
+    hook that is itself C code), which one iterative pass then checks.
     """
     try:
-        json.loads(body, object_pairs_hook=_unique_pairs)
-    except _DuplicateKey as exc:
-        return exc.key
+        root = json.loads(body, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError):  # pragma: no cover - msgspec parsed it already
         return None
+    stack: list[Any] = [root]
+    while stack:
+        value = stack.pop()
+        if type(value) is _Pairs:
+            keys = [key for key, _item in value]
+            if len(set(keys)) != len(keys):
+                seen: set[str] = set()
+                for key in keys:
+                    if key in seen:
+                        return str(key)
+                    seen.add(key)
+            stack.extend(item for _key, item in value if isinstance(item, list))
+        elif type(value) is list:
+            stack.extend(item for item in value if isinstance(item, list))
     return None
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """One JSON object as the parser saw it: its ``(key, value)`` pairs, in order."""
+
+    __slots__ = ()
 
 
 def _too_deep(request_id: Any, max_depth: int) -> InvalidRequest:

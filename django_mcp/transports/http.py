@@ -110,18 +110,15 @@ class McpView(View):
         """Return the CSRF-exempt async view function."""
         return csrf_exempt(super().as_view(**initkwargs))
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+    async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         """Serve the request; an unexpected failure is a JSON -32603, never HTML.
 
         Django would answer it with its 500 page (a traceback under
         ``DEBUG``); an MCP client gets a JSON-RPC error without details.
         """
-        # Every handler of this view is async: dispatch returns an awaitable.
-        answer: Awaitable[HttpResponseBase] = super().dispatch(request, *args, **kwargs)  # type: ignore[assignment]
-        return self._guarded(answer)
-
-    async def _guarded(self, answer: Awaitable[HttpResponseBase]) -> HttpResponseBase:
         try:
+            # Every handler of this view is async: View.dispatch returns an awaitable.
+            answer: Awaitable[HttpResponseBase] = super().dispatch(request, *args, **kwargs)  # type: ignore[assignment]
             return await answer
         except Exception:
             logger.exception("Unexpected error in the MCP view %s", type(self).__name__)

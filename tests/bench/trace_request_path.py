@@ -12,7 +12,8 @@ client. Every Python call whose code lives in ``django_mcp`` is counted:
   file (Django, asgiref, or another ``django_mcp`` module);
 * modules: the distinct ``django_mcp`` modules entered.
 
-Use ``--list`` to print the call sequence. Not collected by pytest.
+Use ``--list`` to print the call sequence (``->`` marks a module entry).
+Not collected by pytest.
 """
 
 from __future__ import annotations
@@ -122,9 +123,10 @@ def main() -> None:
             # seen before is a coroutine or generator resuming.
             return
         started.add(frame)
-        calls.append((module, frame.f_code.co_qualname))
         caller = frame.f_back
-        if caller is None or caller.f_code.co_filename != frame.f_code.co_filename:
+        entered = caller is None or caller.f_code.co_filename != frame.f_code.co_filename
+        calls.append((module, ("-> " if entered else "   ") + frame.f_code.co_qualname))
+        if entered:
             entries += 1
 
     async def traced() -> Any:
