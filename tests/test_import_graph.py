@@ -18,7 +18,8 @@ The graph is read from the source with ``ast``, without importing anything:
   ``import_string``) are not seen.
 
 A cycle is a strongly connected component of more than one module. The
-layering rules (STYLE.md section 1) count every import, type-only ones
+layering rules (declarations and wire types never import a transport or the
+dispatcher; the dispatcher never imports django.http) count every import, type-only ones
 included: an annotation naming ``django.http`` still ties a module to it.
 """
 

@@ -1,13 +1,16 @@
 """The repository stands on its own: a clean clone needs nothing beside it.
 
 Every git-tracked text file is scanned for references that only resolve on
-one developer's machine:
+one developer's machine or in a folder next to the repository:
 
-* absolute paths into a home or workspace directory: ``/work/``, ``/root/``,
-  ``/home/``, ``/Users/`` and Windows drive paths such as ``C:\\``;
-* documents that are not in the repository: ``SERVER-CHECKLIST``,
-  ``FIXTURES.md``, ``../shared``, ``shared/seeds``, ``shared/spec`` and
-  numbered checklist sections ("checklist §3").
+* absolute paths into a home or workspace folder (the top-level ``work``,
+  ``root``, ``home`` and ``Users`` folders) and Windows drive paths;
+* relative paths whose ``..`` steps climb out of the repository, resolved
+  from the folder of the file that names them;
+* upper-case Markdown document names (``NOTES.md``) that no tracked file
+  has: the repository's own documents are all tracked;
+* any mention of a "checklist": the specification is cited by revision and
+  section, never through an internal checklist.
 
 Rules, kept narrow on purpose:
 
@@ -22,7 +25,7 @@ Rules, kept narrow on purpose:
   ``-``, ``~``, ``/`` or ``:``.
 * Not scanned: binary files (a NUL byte, or not UTF-8), the upstream schema
   copies ``tests/spec/*.json`` (see ``tests/spec/README.md``), npm's
-  ``package-lock.json`` files, and this module, which names the patterns.
+  ``package-lock.json`` files, and this module, which describes the rules.
 
 Without git, or outside a git checkout (an sdist, an exported tree), the
 scan is skipped with the reason.
@@ -51,20 +54,20 @@ _NOT_AFTER = r"(?<![\w.~/:-])"
 OUTSIDE_REFERENCES = re.compile(
     "|".join(
         (
-            # Home and workspace directories of one machine.
+            # Home and workspace folders of one machine.
             _NOT_AFTER + r"/(?:work|root|home|Users)/",
             # Windows drive paths, written with one or two backslashes.
             r"(?<![\w\\])[A-Za-z]:\\",
-            # Documents kept next to the repository, never in it.
-            r"SERVER-CHECKLIST",
-            r"FIXTURES\.md",
-            r"\.\./shared\b",
-            r"\bshared/(?:seeds|spec)\b",
-            r"\bchecklist\s*§",
+            # Internal checklists, whatever their name.
+            r"\bchecklist\b",
         )
     ),
     re.IGNORECASE,
 )
+#: ``..`` steps and what follows them, to resolve against the naming file.
+CLIMBING_PATH = re.compile(r"(?<![\w./])(?:\.\./)+[\w.-]+")
+#: Document names in the repository's style (README.md, SECURITY.md).
+DOCUMENT_NAME = re.compile(r"(?<![\w./-])[A-Z][A-Z0-9_-]*\.md\b")
 
 
 def _skipped(path: PurePosixPath) -> bool:
@@ -110,18 +113,29 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def outside_references(relative: PurePosixPath, text: str) -> list[str]:
-    """Return ``file:line: match | line`` for each outside reference in ``text``."""
+def outside_references(relative: PurePosixPath, text: str, documents: frozenset[str]) -> list[str]:
+    """Return ``file:line: match | line`` for each outside reference in ``text``.
+
+    ``documents`` holds the names of the tracked Markdown files.
+    """
     found = []
+    depth = len(relative.parent.parts)  # folders between the repository root and the file
     for number, line in enumerate(text.splitlines(), start=1):
-        for match in OUTSIDE_REFERENCES.finditer(line):
-            found.append(f"{relative}:{number}: {match.group(0)!r} | {line.strip()}")
+        matches = [match.group(0) for match in OUTSIDE_REFERENCES.finditer(line)]
+        matches += [
+            match.group(0) for match in CLIMBING_PATH.finditer(line) if match.group(0).count("../") > depth
+        ]
+        matches += [
+            match.group(0) for match in DOCUMENT_NAME.finditer(line) if match.group(0) not in documents
+        ]
+        found.extend(f"{relative}:{number}: {match!r} | {line.strip()}" for match in matches)
     return found
 
 
 def test_tracked_files_name_nothing_outside_the_repository() -> None:
     tracked = _tracked_files()
     assert tracked, "git ls-files listed nothing"
+    documents = frozenset(path.name for path in tracked if path.suffix == ".md")
     offending: list[str] = []
     scanned = 0
     for relative in tracked:
@@ -131,7 +145,7 @@ def test_tracked_files_name_nothing_outside_the_repository() -> None:
         if text is None:
             continue
         scanned += 1
-        offending.extend(outside_references(relative, text))
+        offending.extend(outside_references(relative, text, documents))
     assert scanned > 10, f"only {scanned} tracked text files were scanned"
     if offending:
         pytest.fail(
@@ -143,23 +157,29 @@ def test_tracked_files_name_nothing_outside_the_repository() -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "expected"),
+    ("where", "line", "expected"),
     [
-        ('SPEC = Path("/work/shared/spec/schema.json")', ["/work/", "shared/spec"]),
-        ("# see SERVER-CHECKLIST §13", ["SERVER-CHECKLIST"]),
-        ("# the project checklist §8", ["checklist §"]),
-        ("cat ../shared/FIXTURES.md", ["../shared", "FIXTURES.md"]),
-        ("open('/home/dev/notes.txt')", ["/home/"]),
-        ("root = 'C:\\\\Users\\\\dev'", ["C:\\"]),
-        ('"base": "http://example.com/home/"', []),
-        ("#!/usr/bin/env bash", []),
-        ("redis-server --dir /var/lib/redis", []),
-        ("log = '/tmp/uvicorn.log'", []),
-        ("the demo seed command: seed_demo", []),
+        ("tests/a.py", "open('/home/dev/notes.txt')", ["/home/"]),
+        ("tests/a.py", 'SPEC = Path("/Users/dev/spec/schema.json")', ["/Users/"]),
+        ("tests/a.py", "root = 'C:\\\\Users\\\\dev'", ["C:\\"]),
+        ("README.md", "cat ../sibling/NOTES.md", ["../sibling"]),
+        ("docs/a.md", "see ../../elsewhere/x.json", ["../../elsewhere"]),
+        ("docs/a.md", "see [the index](../README.md)", []),
+        ("docs/a.md", 'refused: "notes/../../secret.txt"', []),
+        ("tests/a.py", "# see the deploy checklist §13", ["checklist"]),
+        ("tests/a.py", "# as SERVER-NOTES.md says", ["SERVER-NOTES.md"]),
+        ("tests/a.py", "# as SECURITY.md says", []),
+        ("tests/a.py", '"base": "http://example.com/home/"', []),
+        ("tests/a.py", "#!/usr/bin/env bash", []),
+        ("tests/a.py", "redis-server --dir /var/lib/redis", []),
+        ("tests/a.py", "log = '/tmp/uvicorn.log'", []),
     ],
 )
-def test_outside_reference_patterns_match_only_outside_references(line: str, expected: list[str]) -> None:
-    assert [match.group(0) for match in OUTSIDE_REFERENCES.finditer(line)] == expected
+def test_outside_reference_rules_match_only_outside_references(
+    where: str, line: str, expected: list[str]
+) -> None:
+    found = outside_references(PurePosixPath(where), line, frozenset({"README.md", "SECURITY.md"}))
+    assert [entry.split(": ", 1)[1].split(" | ")[0] for entry in found] == [repr(m) for m in expected]
 
 
 def test_spec_directory_holds_every_schema_the_tests_read() -> None:
