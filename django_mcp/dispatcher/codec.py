@@ -18,6 +18,7 @@ from typing import Any, Final, Literal, TypeGuard
 
 import msgspec
 
+from django_mcp.conf import DEFAULT_LIMITS
 from django_mcp.exceptions import InvalidParams, InvalidRequest, McpError, ParseError
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET
@@ -40,8 +41,8 @@ __all__ = [
 CLIENT_REQUEST_TIMEOUT: Final = 300.0  # seconds
 """How long a 2025-11-25 server-to-client request waits for its answer."""
 
-MAX_JSON_DEPTH: Final = 64
-"""How deeply a message may nest arrays and objects (``MCP_MAX_JSON_DEPTH``).
+MAX_JSON_DEPTH: Final = DEFAULT_LIMITS.max_json_depth
+"""How deeply a message may nest arrays and objects (``MCP_MAX_JSON_DEPTH``'s default).
 
 Far above what real requests use, far below the interpreter's recursion
 limit, which deeper values would reach in later steps (validation,
@@ -106,7 +107,7 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
         raise ParseError("Parse error: body is not valid JSON") from None
     except RecursionError:
         raise _too_deep(None, max_depth) from None
-    request_id = message.id if isinstance(message.id, str) or type(message.id) is int else None
+    request_id = message.id if is_valid_id(message.id) else None
 
     def invalid(reason: str) -> InvalidRequest:
         error = InvalidRequest(f"Invalid request: {reason}")

@@ -139,15 +139,14 @@ def modern_context(
     if level is not None and level not in LOG_LEVELS:
         raise InvalidParams(f"Invalid params: unknown log level {level!r}")
     token = meta.get("progressToken")
-    if token is not None and not (isinstance(token, str) or type(token) is int):
+    if token is not None and not is_valid_id(token):
         raise InvalidParams("Invalid params: progressToken must be a string or an integer")
     if version_header is not None and version_header != version:
         raise HeaderMismatch(
             f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
             f"match body value {version!r}"
         )
-    if version not in MODERN_VERSIONS:
-        raise UnsupportedProtocolVersion(data={"supported": list(MODERN_VERSIONS), "requested": version})
+    check_version(version)
     client_info = meta.get(META_CLIENT_INFO)
     return CallContext(
         era="modern",

@@ -72,9 +72,6 @@ async def visible_tool(compiled: CompiledServer, name: str, request: McpRequest)
 
     An unknown name costs the permission lookup a hidden tool would.
     """
-    entry = compiled.tools.get(name) if isinstance(name, str) else None
-    if entry is not None and not (entry.permissions or entry.has_authorize):
-        return entry  # nobody is refused an unguarded tool: nothing to decide
     return await find_usable(compiled.tools, name, request)
 
 
