@@ -1,4 +1,4 @@
-"""Admission (django_mcp/dispatcher/admission.py): request slots and open streams.
+"""Admission: request slots (``InFlight``, in the dispatcher) and open streams.
 
 Requests over ``MCP_MAX_CONCURRENT_REQUESTS`` wait for a slot up to
 ``MCP_QUEUE_TIMEOUT``, across threads and event loops, and a waiter that is
@@ -20,8 +20,8 @@ import pytest
 
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.conf import Limits, McpSettings
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.dispatcher.admission import InFlight, OpenStreams, TooManyStreams
+from django_mcp.dispatcher import Dispatcher, InFlight
+from django_mcp.dispatcher.admission import OpenStreams, TooManyStreams
 from django_mcp.protocol import jsonrpc
 from tests.wire import serve, tool_request
 

@@ -109,6 +109,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "CallContext",
         "Dispatcher",
         "Dispatchers",
+        "IN_FLIGHT",
         "InFlight",
         "Method",
         "OpenStreams",
@@ -120,9 +121,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     ],
     "django_mcp.dispatcher.background": ["CANCEL_CHECK_INTERVAL", "run"],
     "django_mcp.dispatcher.admission": [
-        "IN_FLIGHT",
         "OPEN_STREAMS",
-        "InFlight",
         "OpenStreams",
         "ServerBusy",
         "TooManyStreams",
@@ -202,9 +201,10 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     ],
     "django_mcp.dispatcher.shape": [
         "ShapeError",
+        "check_responses",
+        "only_result",
         "prompt_result",
         "resource_result",
-        "tool_result",
     ],
     "django_mcp.dispatcher.subscriptions": [
         "MAX_VERDICTS",
@@ -239,6 +239,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "list_tools",
         "payload_for",
         "run_handler",
+        "tool_result",
         "visible_tool",
     ],
     "django_mcp.events": [

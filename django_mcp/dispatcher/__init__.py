@@ -5,7 +5,7 @@ either protocol era, whatever the transport. In order:
 
 1. **Admit** it: at most ``MCP_MAX_CONCURRENT_REQUESTS`` requests are in
    flight per process; one more waits up to ``MCP_QUEUE_TIMEOUT`` seconds
-   for a slot, then gets -32603 with HTTP 503 (``admission.py``).
+   for a slot, then gets -32603 with HTTP 503 (``InFlight``, below).
 2. **Route** it through ``METHODS``, the one method table: a method this
    server does not serve in the caller's era, or whose feature it does not
    offer, is -32601.
@@ -40,6 +40,8 @@ after Django's ``setting_changed``.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import dataclasses
 import logging
 import threading
@@ -50,14 +52,7 @@ from django.core.signals import setting_changed
 
 from django_mcp.conf import McpSettings, get_settings
 from django_mcp.dispatcher import completion, lifecycle, prompts, resources, subscriptions, tasks, tools
-from django_mcp.dispatcher.admission import (
-    IN_FLIGHT,
-    OPEN_STREAMS,
-    InFlight,
-    OpenStreams,
-    ServerBusy,
-    TooManyStreams,
-)
+from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams, ServerBusy, TooManyStreams
 from django_mcp.dispatcher.codec import (
     Envelope,
     Reply,
@@ -84,6 +79,7 @@ __all__ = [
     "CallContext",
     "Dispatcher",
     "Dispatchers",
+    "IN_FLIGHT",
     "InFlight",
     "Method",
     "OpenStreams",
@@ -101,6 +97,113 @@ LEGACY: Final = frozenset({"legacy"})
 BOTH: Final = MODERN | LEGACY
 
 Handler = Callable[[Call], Awaitable[Any]]
+
+
+# ------------------------------------------------------------- admission
+#
+# At most MCP_MAX_CONCURRENT_REQUESTS requests are served at the same time.
+# One over the limit waits for a slot, first come first served, for at most
+# MCP_QUEUE_TIMEOUT seconds; then it is refused with ServerBusy (-32603, HTTP
+# 503 with Retry-After). A timeout of 0 refuses at once. Waiting costs no
+# thread and no polling: a waiter is a future of its own event loop, and the
+# request that leaves hands its slot straight to the oldest waiter with
+# call_soon_threadsafe. So the count holds across threads (a threaded WSGI
+# server runs each request in an event loop of its own) and across loops,
+# and a waiter that is cancelled or times out never keeps a slot.
+
+
+@dataclasses.dataclass(eq=False, slots=True)
+class _Waiter:
+    """A request waiting for a slot, woken on its own loop."""
+
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None]
+    #: Set (under the lock) when a leaving request handed its slot over.
+    granted: bool = False
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class InFlight:
+    """Count the requests in flight in this process; queue the excess.
+
+    The count and the queue are guarded by one lock: requests enter and
+    leave from any thread and any event loop.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+        self._waiters: collections.deque[_Waiter] = collections.deque()
+
+    @property
+    def waiting(self) -> int:
+        """Return how many requests wait for a slot."""
+        return len(self._waiters)
+
+    def enter(self, limit: int) -> bool:
+        """Admit one more request now unless ``limit`` are in flight."""
+        with self._lock:
+            if self.count >= limit:
+                return False
+            self.count += 1
+            return True
+
+    async def acquire(self, limit: int, timeout: float) -> bool:
+        """Admit one more request, waiting up to ``timeout`` seconds for a slot.
+
+        Return False when no slot came in time. Each True must be matched
+        by one ``leave()``; a caller cancelled while waiting holds no slot.
+        """
+        with self._lock:
+            if self.count < limit:
+                self.count += 1
+                return True
+            if timeout <= 0 or limit < 1:
+                return False
+            loop = asyncio.get_running_loop()
+            waiter = _Waiter(loop, loop.create_future())
+            self._waiters.append(waiter)
+        timer = loop.call_later(timeout, _wake, waiter.future)
+        try:
+            await waiter.future
+        except BaseException:  # cancelled: hand on a slot that arrived meanwhile
+            if self._withdraw(waiter):
+                self.leave()
+            raise
+        finally:
+            timer.cancel()
+        # Woken by leave() or by the timer; only the flag says which.
+        return self._withdraw(waiter)
+
+    def _withdraw(self, waiter: _Waiter) -> bool:
+        """Stop ``waiter`` waiting; return True when it was given a slot."""
+        with self._lock:
+            if not waiter.granted:
+                self._waiters.remove(waiter)
+            return waiter.granted
+
+    def leave(self) -> None:
+        """Mark one request done; its slot goes to the oldest waiter, if any."""
+        while True:
+            with self._lock:
+                if not self._waiters:
+                    self.count -= 1
+                    return
+                waiter = self._waiters.popleft()
+                waiter.granted = True  # the count stays: the slot changes hands
+            try:
+                waiter.loop.call_soon_threadsafe(_wake, waiter.future)
+            except RuntimeError:  # that waiter's loop has closed: try the next
+                continue
+            return
+
+
+IN_FLIGHT: Final = InFlight()
+"""The process-wide request count every dispatcher shares by default."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -222,10 +325,6 @@ class Dispatcher:
             return None
         return await tools.visible_tool(self.compiled, name, self._request(envelope, ctx, None))
 
-    def check_method(self, method: str, era: Era) -> None:
-        """Raise ``MethodNotFound`` for a method this server does not serve."""
-        self.route(method, era)
-
     def asks_input(self, method: str) -> bool:
         """Return True when ``method`` may need input from the client."""
         row = METHODS.get(method)
@@ -283,10 +382,6 @@ class Dispatcher:
             server=self.compiled,
             emit=emit,
         )
-
-    def request_for(self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None) -> McpRequest:
-        """Return the ``McpRequest`` handlers of this call receive."""
-        return self._request(envelope, ctx, emit)
 
     def _retry(self, call: Call, params: dict[str, Any]) -> Call:
         envelope = dataclasses.replace(call.envelope, params=params)

@@ -1,31 +1,19 @@
-"""Admission: how many requests and streams one process serves at once.
-
-Requests (``InFlight``): at most ``MCP_MAX_CONCURRENT_REQUESTS`` are served
-at the same time. One over the limit waits for a slot, first come first
-served, for at most ``MCP_QUEUE_TIMEOUT`` seconds; then it is refused with
-``ServerBusy`` (-32603, HTTP 503 with ``Retry-After``). A timeout of 0
-refuses at once. Waiting costs no thread and no polling: a waiter is a
-future of its own event loop, and the request that leaves hands its slot
-straight to the oldest waiter with ``call_soon_threadsafe``. So the count
-holds across threads (a threaded WSGI server runs each request in an event
-loop of its own) and across loops, and a waiter that is cancelled or times
-out never keeps a slot.
+"""Admission of streams, and the errors that refuse work when a process is full.
 
 Streams (``OpenStreams``): at most ``MCP_MAX_STREAMS`` long-lived streams
 (``subscriptions/listen``, 2025-11-25 ``GET`` streams) are open at the same
 time. A stream runs no handler, so it takes no request slot; but each one
 holds a socket and some memory for as long as its client listens. Over the
 limit a new stream is refused at once with ``TooManyStreams`` (-32603, HTTP
-503 with ``Retry-After``).
+503 with ``Retry-After``). The count is per process.
 
-Both counts are per process.
+Requests are admitted by the dispatcher itself (``InFlight`` in
+``django_mcp.dispatcher``), which refuses one that waited
+``MCP_QUEUE_TIMEOUT`` seconds in vain with ``ServerBusy``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import dataclasses
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -33,7 +21,7 @@ from typing import Final
 
 from django_mcp.exceptions import InternalError
 
-__all__ = ["IN_FLIGHT", "OPEN_STREAMS", "InFlight", "OpenStreams", "ServerBusy", "TooManyStreams"]
+__all__ = ["OPEN_STREAMS", "OpenStreams", "ServerBusy", "TooManyStreams"]
 
 
 class ServerBusy(InternalError):
@@ -47,100 +35,6 @@ class TooManyStreams(ServerBusy):
     """``MCP_MAX_STREAMS`` streams are already open in this process."""
 
     default_message = "Server busy: too many open streams, retry later"
-
-
-@dataclasses.dataclass(eq=False, slots=True)
-class _Waiter:
-    """A request waiting for a slot, woken on its own loop."""
-
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[None]
-    #: Set (under the lock) when a leaving request handed its slot over.
-    granted: bool = False
-
-
-def _wake(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-class InFlight:
-    """Count the requests in flight in this process; queue the excess.
-
-    The count and the queue are guarded by one lock: requests enter and
-    leave from any thread and any event loop.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.count = 0
-        self._waiters: collections.deque[_Waiter] = collections.deque()
-
-    @property
-    def waiting(self) -> int:
-        """Return how many requests wait for a slot."""
-        return len(self._waiters)
-
-    def enter(self, limit: int) -> bool:
-        """Admit one more request now unless ``limit`` are in flight."""
-        with self._lock:
-            if self.count >= limit:
-                return False
-            self.count += 1
-            return True
-
-    async def acquire(self, limit: int, timeout: float) -> bool:
-        """Admit one more request, waiting up to ``timeout`` seconds for a slot.
-
-        Return False when no slot came in time. Each True must be matched
-        by one ``leave()``; a caller cancelled while waiting holds no slot.
-        """
-        with self._lock:
-            if self.count < limit:
-                self.count += 1
-                return True
-            if timeout <= 0 or limit < 1:
-                return False
-            loop = asyncio.get_running_loop()
-            waiter = _Waiter(loop, loop.create_future())
-            self._waiters.append(waiter)
-        timer = loop.call_later(timeout, _wake, waiter.future)
-        try:
-            await waiter.future
-        except BaseException:  # cancelled: hand on a slot that arrived meanwhile
-            if self._withdraw(waiter):
-                self.leave()
-            raise
-        finally:
-            timer.cancel()
-        # Woken by leave() or by the timer; only the flag says which.
-        return self._withdraw(waiter)
-
-    def _withdraw(self, waiter: _Waiter) -> bool:
-        """Stop ``waiter`` waiting; return True when it was given a slot."""
-        with self._lock:
-            if not waiter.granted:
-                self._waiters.remove(waiter)
-            return waiter.granted
-
-    def leave(self) -> None:
-        """Mark one request done; its slot goes to the oldest waiter, if any."""
-        while True:
-            with self._lock:
-                if not self._waiters:
-                    self.count -= 1
-                    return
-                waiter = self._waiters.popleft()
-                waiter.granted = True  # the count stays: the slot changes hands
-            try:
-                waiter.loop.call_soon_threadsafe(_wake, waiter.future)
-            except RuntimeError:  # that waiter's loop has closed: try the next
-                continue
-            return
-
-
-IN_FLIGHT: Final = InFlight()
-"""The process-wide request count every dispatcher shares by default."""
 
 
 class OpenStreams:

@@ -1,12 +1,13 @@
 """Turn what a handler produced into the result of its method.
 
 A tool yields ``CallToolResult`` (content, at most one structured value,
-``isError``); a resource yields ``ReadResourceResult`` contents (text or
-blob, never image/audio blocks); a prompt yields one ``PromptMessage`` per
-content block, keeping each response's role. A handler may instead return
-the protocol result of its own method; a bare dict or another method's
-result is refused. Mistakes here are the developer's: they raise
-``ShapeError`` and are logged, and the client sees a generic failure.
+``isError``; built by ``tools.tool_result`` with the helpers here); a
+resource yields ``ReadResourceResult`` contents (text or blob, never
+image/audio blocks); a prompt yields one ``PromptMessage`` per content
+block, keeping each response's role. A handler may instead return the
+protocol result of its own method; a bare dict or another method's result
+is refused. Mistakes here are the developer's: they raise ``ShapeError``
+and are logged, and the client sees a generic failure.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from django_mcp.protocol.content import (
     TextResourceContents,
 )
 from django_mcp.protocol.results import (
-    CallToolResult,
     GetPromptResult,
     InputRequiredResult,
     PromptMessage,
@@ -36,14 +36,14 @@ from django_mcp.protocol.results import (
 )
 from django_mcp.response import McpResponse, check_meta_keys, encode_resource, merge_meta, mime_family
 
-__all__ = ["ShapeError", "prompt_result", "resource_result", "tool_result"]
+__all__ = ["ShapeError", "check_responses", "only_result", "prompt_result", "resource_result"]
 
 
 class ShapeError(Exception):
     """A handler returned something its component kind cannot publish."""
 
 
-def _only(produced: Sequence[Any], kind: type[Any], what: str) -> Any | None:
+def only_result(produced: Sequence[Any], kind: type[Any], what: str) -> Any | None:
     """Return the single protocol result or InputRequiredResult, if any.
 
     Explicit results stay subject to the metadata rules: reserved protocol
@@ -63,7 +63,8 @@ def _only(produced: Sequence[Any], kind: type[Any], what: str) -> Any | None:
     return special[0]
 
 
-def _responses(produced: Sequence[Any], what: str) -> list[McpResponse]:
+def check_responses(produced: Sequence[Any], what: str) -> list[McpResponse]:
+    """Return ``produced`` as responses; raise ``ShapeError`` for anything else."""
     for item in produced:
         if not isinstance(item, McpResponse):
             raise ShapeError(
@@ -75,40 +76,14 @@ def _responses(produced: Sequence[Any], what: str) -> list[McpResponse]:
     return list(produced)
 
 
-def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
-    """Return the tool result for ``produced``."""
-    if not produced or not all(type(item) is McpResponse for item in produced):
-        special = _only(produced, CallToolResult, "tool")
-        if special is not None:
-            return special  # type: ignore[no-any-return]
-        _responses(produced, "tool")  # raises: something else was returned
-    content: list[Any] = []
-    structured: Any = UNSET
-    is_error = with_meta = False
-    for response in produced:
-        if response.structured_content is not UNSET:
-            if structured is not UNSET:
-                raise ShapeError("a tool may return only one structured() result per call")
-            structured = response.structured_content
-        content.extend(response.content)
-        is_error = is_error or response.is_error
-        with_meta = with_meta or bool(response.meta)
-    return CallToolResult(
-        content=tuple(content),
-        structuredContent=structured,
-        isError=is_error,
-        meta=(merge_meta(produced) or UNSET) if with_meta else UNSET,
-    )
-
-
 def resource_result(
     produced: Sequence[Any], uri: str, mime_type: str | None
 ) -> ReadResourceResult | InputRequiredResult:
     """Return the read result for ``produced``; blocks take the resource's URI/MIME."""
-    special = _only(produced, ReadResourceResult, "resource")
+    special = only_result(produced, ReadResourceResult, "resource")
     if special is not None:
         return special  # type: ignore[no-any-return]
-    responses = _responses(produced, "resource")
+    responses = check_responses(produced, "resource")
     contents: list[TextResourceContents | BlobResourceContents] = []
     for response in responses:
         if response.is_error:
@@ -158,10 +133,10 @@ def _block_contents(
 
 def prompt_result(produced: Sequence[Any]) -> GetPromptResult | InputRequiredResult:
     """Return the prompt result: one message per block, in order, with roles."""
-    special = _only(produced, GetPromptResult, "prompt")
+    special = only_result(produced, GetPromptResult, "prompt")
     if special is not None:
         return special  # type: ignore[no-any-return]
-    responses = _responses(produced, "prompt")
+    responses = check_responses(produced, "prompt")
     messages = []
     for response in responses:
         if response.is_error:

@@ -32,6 +32,7 @@ shaping) is the dispatcher's, in ``eras.py``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -41,7 +42,7 @@ from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import page
-from django_mcp.dispatcher.shape import ShapeError, tool_result
+from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
 from django_mcp.dispatcher.tasks import start_if_task
 from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
 from django_mcp.protocol._base import UNSET
@@ -50,10 +51,19 @@ from django_mcp.protocol.results import CallToolResult, InputRequiredResult, Lis
 from django_mcp.protocol.tasks import CreateTaskResult
 from django_mcp.ratelimit import allow_tool_call
 from django_mcp.request import McpRequest
+from django_mcp.response import McpResponse, merge_meta
 from django_mcp.schemas import Schema, schema_error, validate
 from django_mcp.server.compiler import CompiledServer, CompiledTool
 
-__all__ = ["call_tool", "find_tool", "list_tools", "payload_for", "run_handler", "visible_tool"]
+__all__ = [
+    "call_tool",
+    "find_tool",
+    "list_tools",
+    "payload_for",
+    "run_handler",
+    "tool_result",
+    "visible_tool",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +119,32 @@ async def call_tool(call: Call) -> CallToolResult | InputRequiredResult | Create
         if answered is not None:
             return answered
     return await run_handler(call, entry, payload, arguments)
+
+
+def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
+    """Return the tool result for ``produced``."""
+    if not produced or not all(type(item) is McpResponse for item in produced):
+        special = only_result(produced, CallToolResult, "tool")
+        if special is not None:
+            return special  # type: ignore[no-any-return]
+        check_responses(produced, "tool")  # raises: something else was returned
+    content: list[Any] = []
+    structured: Any = UNSET
+    is_error = with_meta = False
+    for response in produced:
+        if response.structured_content is not UNSET:
+            if structured is not UNSET:
+                raise ShapeError("a tool may return only one structured() result per call")
+            structured = response.structured_content
+        content.extend(response.content)
+        is_error = is_error or response.is_error
+        with_meta = with_meta or bool(response.meta)
+    return CallToolResult(
+        content=tuple(content),
+        structuredContent=structured,
+        isError=is_error,
+        meta=(merge_meta(produced) or UNSET) if with_meta else UNSET,
+    )
 
 
 async def run_handler(

@@ -63,8 +63,14 @@ class McpHeaders:
             # Surrounding whitespace is not part of a field value (RFC 9110
             # 5.5); ASGI servers usually strip it, test clients may not.
             self._values.setdefault(name.lower(), []).append(value.strip(" \t"))
-        self.session_id = self.get("Mcp-Session-Id")
-        self.protocol_version = self.get("MCP-Protocol-Version")
+        session = self._values.get("mcp-session-id")
+        version = self._values.get("mcp-protocol-version")
+        if (session and len(session) > 1) or (version and len(version) > 1):
+            self.get("Mcp-Session-Id")  # raises for the repeated one
+            self.get("MCP-Protocol-Version")
+        # Read on every request: plain lookups rather than get() calls.
+        self.session_id = session[0] if session else None
+        self.protocol_version = version[0] if version else None
 
     @classmethod
     def from_request(cls, request: Any) -> McpHeaders:
