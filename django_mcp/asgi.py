@@ -233,26 +233,32 @@ async def _answer(scope: Scope, body: bytes, found: Endpoint, receive: Receive, 
         await _send_response(request_error(400), send)
         return
 
-    async def respond() -> HttpResponseBase:
-        response = await serve(request, found)
-        with contextlib.suppress(asyncio.CancelledError):
-            await _send_response(response, send)  # a client gone while sending
-        return response
+    # The request runs in this task; a listener task waits for the client
+    # to go away meanwhile and then cancels it (one task per request where
+    # Django's handler makes two and waits on both).
+    this = asyncio.current_task()
+    assert this is not None
+    gone = False
+
+    def on_listened(listener: asyncio.Task[None]) -> None:
+        nonlocal gone
+        if not listener.cancelled() and isinstance(listener.exception(), _Disconnected):
+            gone = True
+            this.cancel()
 
     listening = asyncio.create_task(_listen_for_disconnect(receive))
-    responding = asyncio.create_task(respond())
-    await asyncio.wait((listening, responding), return_when=asyncio.FIRST_COMPLETED)
-    for task in (listening, responding):
-        if task.done():
-            with contextlib.suppress(_Disconnected, asyncio.CancelledError):
-                task.result()
-        else:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-    if responding.cancelled() or responding.exception() is not None:
+    listening.add_done_callback(on_listened)
+    try:
+        response = await serve(request, found)
+        await _send_response(response, send)
+    except asyncio.CancelledError:
+        if not gone:
+            raise
+        this.uncancel()  # cancelled for the client that left: nobody to answer
         return
-    response = responding.result()
+    finally:
+        listening.remove_done_callback(on_listened)
+        listening.cancel()
     if response.streaming:
         # A stream's close() frees what it holds (a session's stream slot)
         # and sends request_finished: sync work, off the event loop.

@@ -203,6 +203,63 @@ async def test_a_client_gone_while_sending_gets_no_answer() -> None:
     assert (recorder.calls, recorder.sent) == ([], [])
 
 
+async def test_a_client_gone_while_its_request_runs_cancels_it(monkeypatch: Any) -> None:
+    import django_mcp.asgi
+
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def slow_view(request: Any, found: Any) -> Any:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        raise AssertionError("not cancelled")
+
+    monkeypatch.setattr(django_mcp.asgi, "serve", slow_view)
+    body = json.dumps(modern_request("tools/list")).encode()
+
+    async def receive() -> dict[str, Any]:
+        if not started.is_set():
+            return {"type": "http.request", "body": body, "more_body": False}
+        await started.wait()
+        return {"type": "http.disconnect"}
+
+    recorder = Recorder()
+    # Returns normally: the cancellation was the fast path's own, not its caller's.
+    await McpASGIApp(recorder.app)(http_scope(), receive, recorder.send)
+
+    assert cancelled.is_set()
+    assert recorder.sent == []
+    current = asyncio.current_task()
+    assert current is not None and current.cancelling() == 0
+
+
+async def test_a_cancellation_from_outside_still_propagates(monkeypatch: Any) -> None:
+    import django_mcp.asgi
+
+    async def slow_view(request: Any, found: Any) -> Any:
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(django_mcp.asgi, "serve", slow_view)
+    body = json.dumps(modern_request("tools/list")).encode()
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    recorder = Recorder()
+    task = asyncio.ensure_future(McpASGIApp(recorder.app)(http_scope(), receive, recorder.send))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 # ------------------------------------------------------------ fast path parity
 
 

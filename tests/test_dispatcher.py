@@ -723,6 +723,11 @@ async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
         b'{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"x":1,"x":2}}}',
+        # Spaces before the colons, and colons inside strings, change no verdict.
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x" : "a:b", "x" : "c:d"}}',
+        # A colon spelt \u003a in a kept string cannot make up for a dropped key.
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1,"x":2,"u":"\\u003a"}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"k\\u003a":1,"k\\u003a":2}}',
     ],
 )
 def test_a_key_repeated_in_one_object_is_an_invalid_request(raw: bytes) -> None:
@@ -735,6 +740,18 @@ def test_a_key_repeated_in_one_object_is_an_invalid_request(raw: bytes) -> None:
 def test_the_same_key_in_different_objects_is_fine() -> None:
     envelope = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":{"name":1},"name":2}}')
     assert envelope.params == {"a": {"name": 1}, "name": 2}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"uri":"bench://items/1","at":"12:00"}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"u":"\\u003a","v":"\\u00e9"}}',
+        b'{"jsonrpc" : "2.0", "id" : 1, "method" : "m", "params" : {"a:b" : [{"c" : ":"}]}}',
+    ],
+)
+def test_colons_in_strings_and_escapes_are_no_repeated_key(raw: bytes) -> None:
+    assert parse_message(raw).method == "m"
 
 
 def test_a_number_out_of_range_in_params_is_invalid_params_not_a_parse_error() -> None:

@@ -184,7 +184,21 @@ def _duplicate_key(body: bytes | str) -> str | None:
     msgspec keeps the last of repeated keys silently. The standard library's
     C parser can hand over every object as its list of pairs instead (a
     hook that is itself C code), which one iterative pass then checks.
+
+    That costs more than the rest of the parse, so a cheaper proof that no
+    key repeats comes first. Every ``:`` outside a string follows a key.
+    Re-encoding the decoded value writes each key it kept once, and the
+    strings it kept with the same colons, unless the body spelt a colon as
+    ``\\u003a``. So without ``\\u`` escapes, a body with as many colons as
+    its re-encoding repeated no key: a repeated one (and its dropped value)
+    would add at least one more.
     """
+    try:
+        raw = body if isinstance(body, bytes) else body.encode()
+        if b"\\u" not in raw and raw.count(b":") == _encoder.encode(_params_decoder.decode(raw)).count(b":"):
+            return None
+    except (UnicodeError, msgspec.MsgspecError):  # pragma: no cover - msgspec parsed it already
+        pass
     try:
         root = json.loads(body, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError):  # pragma: no cover - msgspec parsed it already
