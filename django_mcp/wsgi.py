@@ -35,7 +35,7 @@ import asyncio
 import contextvars
 import logging
 import threading
-from collections.abc import Callable, Coroutine, Generator, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -50,6 +50,7 @@ from django_mcp.conf import get_settings
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
 from django_mcp.transports._direct import endpoint, request_error, serve
+from django_mcp.transports._dual_view import Resumed
 
 __all__ = ["McpWSGIApp"]
 
@@ -132,35 +133,13 @@ def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> Http
             return done.value  # type: ignore[no-any-return]
         finally:
             asyncio.events._set_running_loop(None)
-        return loop.run_until_complete(loop.create_task(_Resumed(coroutine, waiting).run(), context=context))
+        response: HttpResponseBase = loop.run_until_complete(
+            loop.create_task(Resumed(coroutine, waiting).run(), context=context)
+        )
+        return response
     finally:
         SyncToAsync.context_to_thread_executor.pop(sensitive, None)
         owned.companion.finish_request()
-
-
-class _Resumed:
-    """Carry on a coroutine that has already run its first step, inside a task."""
-
-    def __init__(self, coroutine: Coroutine[Any, Any, HttpResponseBase], waiting: Any) -> None:
-        self.coroutine = coroutine
-        self.waiting = waiting
-
-    async def run(self) -> HttpResponseBase:
-        """Return the coroutine's result."""
-        return await self
-
-    def __await__(self) -> Generator[Any, Any, HttpResponseBase]:
-        coroutine, waiting = self.coroutine, self.waiting
-        while True:
-            try:
-                try:
-                    yield waiting
-                except BaseException as error:  # noqa: BLE001 - handed to the coroutine
-                    waiting = coroutine.throw(error)
-                else:
-                    waiting = coroutine.send(None)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
 
 
 class _Companion(ThreadPoolExecutor):
@@ -190,7 +169,10 @@ class _ThreadLoop:
         self.companion = _Companion()
 
     def __del__(self) -> None:
-        self.companion.submit(connections.close_all)
+        try:
+            self.companion.submit(connections.close_all)
+        except RuntimeError:  # the interpreter is shutting down: no new work
+            pass
         self.companion.shutdown(wait=False)
         self.loop.close()
 

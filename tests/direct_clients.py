@@ -190,3 +190,11 @@ class WSGIAppClient(AsyncClient):
     def __init__(self, **defaults: Any) -> None:
         super().__init__(**defaults)
         self.handler = _WSGIHandler(McpWSGIApp(get_wsgi_application()))  # type: ignore[assignment]
+
+
+class PlainWSGIClient(AsyncClient):
+    """``AsyncClient`` served by Django's own WSGI handler (the plain view), in a thread."""
+
+    def __init__(self, **defaults: Any) -> None:
+        super().__init__(**defaults)
+        self.handler = _WSGIHandler(get_wsgi_application())  # type: ignore[assignment]

@@ -74,11 +74,22 @@ class McpHeaders:
 
     @classmethod
     def from_request(cls, request: Any) -> McpHeaders:
-        """Read the raw ASGI headers when available (exact names), else META."""
+        """Read the raw ASGI headers when available (exact names), else META.
+
+        A WSGI server has already joined a repeated header into one value,
+        so there a repeat cannot be told apart. META is read directly:
+        ``request.headers`` would build a whole mapping per request.
+        """
         scope = getattr(request, "scope", None)
         if isinstance(scope, dict) and "headers" in scope:
             return cls([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
-        return cls(list(request.headers.items()))
+        return cls(
+            [
+                (name[5:].replace("_", "-"), value)
+                for name, value in request.META.items()
+                if name[:5] == "HTTP_"
+            ]
+        )
 
     def get(self, name: str) -> str | None:
         """Return the single value of ``name``; raise when it is repeated."""

@@ -63,6 +63,7 @@ from django_mcp.exceptions import HeaderMismatch, InternalError, InvalidRequest,
 from django_mcp.protocol.versions import is_legacy
 from django_mcp.server.server import Server
 from django_mcp.transports._auth import authenticate
+from django_mcp.transports._dual_view import DualView
 from django_mcp.transports._headers import McpHeaders, validate_headers
 from django_mcp.transports._legacy_http import SESSION_HEADER, LegacySessionMixin, client_requester
 from django_mcp.transports._origin import origin_allowed
@@ -100,8 +101,12 @@ class McpView(LegacySessionMixin, View):
 
     @classonlymethod
     def as_view(cls, **initkwargs: Any) -> Any:  # noqa: N805 - a classonlymethod
-        """Return the CSRF-exempt async view function."""
-        return csrf_exempt(super().as_view(**initkwargs))
+        """Return the CSRF-exempt view function: async in an event loop, sync outside one.
+
+        Under Django's WSGI handler the view then runs without a new event
+        loop thread per request (``_dual_view``).
+        """
+        return DualView(csrf_exempt(super().as_view(**initkwargs)))
 
     async def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         """Serve the request; an unexpected failure is a JSON -32603, never HTML.

@@ -146,7 +146,12 @@ class Wire:
 
 
 #: How ``async_client`` serves requests in the modules that run both ways.
-SERVED_BY = {"view": None, "fast-asgi": "ASGIAppClient", "fast-wsgi": "WSGIAppClient"}
+SERVED_BY = {
+    "view": None,
+    "fast-asgi": "ASGIAppClient",
+    "fast-wsgi": "WSGIAppClient",
+    "plain-wsgi": "PlainWSGIClient",
+}
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

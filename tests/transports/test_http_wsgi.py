@@ -1,10 +1,12 @@
-"""The HTTP wire tests that hold under WSGI, served by ``McpWSGIApp`` (no event loop).
+"""The HTTP wire tests that hold under WSGI: ``McpWSGIApp`` and Django's own WSGI handler.
 
 The imported tests of ``test_http.py`` run here with ``async_client`` (and
-so ``wire``) served by ``McpWSGIApp(get_wsgi_application())`` in a thread
-(``tests/direct_clients.py``). The tests below pin what WSGI changes: plain
-JSON only, no GET stream, and the fallback to an event loop when a request
-waits (a sync tool, a session cookie looked up in the database).
+so ``wire``) served in a thread (``tests/direct_clients.py``) by
+``McpWSGIApp(get_wsgi_application())``, then by ``get_wsgi_application()``
+alone, where the plain view is called as a sync view (``_dual_view``).
+The tests below pin what WSGI changes: plain JSON only, no GET stream,
+and the fallback to an event loop when a request waits (a sync tool, a
+session cookie looked up in the database).
 """
 
 from __future__ import annotations
@@ -53,10 +55,10 @@ from tests.transports.test_http import (  # noqa: F401 - collected here, served 
 from tests.wire import modern_request, tool_request
 
 
-@pytest.fixture
-def served_by() -> str:
-    """Serve this module's ``async_client`` with ``McpWSGIApp``."""
-    return "fast-wsgi"
+@pytest.fixture(params=["fast-wsgi", "plain-wsgi"])
+def served_by(request: pytest.FixtureRequest) -> str:
+    """Serve this module's ``async_client`` with ``McpWSGIApp``, then Django's WSGI handler."""
+    return str(request.param)
 
 
 async def test_a_progress_token_is_answered_with_plain_json(wire: Any) -> None:
@@ -98,9 +100,8 @@ async def test_a_sync_tool_is_served_through_the_fallback_loop(wire: Any) -> Non
     assert body["result"]["isError"] is False
 
 
-async def test_a_declared_body_over_the_limit_is_413_before_it_is_read(
-    async_client: Any, settings: Any
-) -> None:
+async def test_a_declared_body_over_the_limit_is_413_before_it_is_read(settings: Any) -> None:
+    async_client = WSGIAppClient()  # McpWSGIApp answers before Django reads the body
     settings.MCP_MAX_REQUEST_SIZE = 100
     body = json.dumps(modern_request("tools/list", {"padding": "x" * 200}))
     response = await async_client.post("/conformance/mcp", data=body, content_type="application/json")
@@ -114,7 +115,7 @@ async def test_the_session_cookie_identifies_the_caller(async_client: Any, wire:
     user = await sync_to_async(get_user_model().objects.create_user)("wsgi-caller", password="pw")
     await async_client.aforce_login(user)
     session = await wire.initialize()
-    other = WSGIAppClient()
+    other = type(async_client)()
 
     response = await other.delete("/conformance/mcp", headers={"Mcp-Session-Id": session})
 

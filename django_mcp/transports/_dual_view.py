@@ -1,0 +1,221 @@
+"""The MCP view function: async inside an event loop, sync outside one.
+
+Django decides how to call a view from the callable the URL resolver
+returns: an async one (``iscoroutinefunction``) is awaited under ASGI and,
+under WSGI, run through ``async_to_sync``, which starts an event loop in a
+new thread for every request. ``DualView`` answers that question per call:
+where an event loop is running (Django's ASGI handler, ``McpASGIApp``,
+``McpWSGIApp``) it is an async view; where none is (Django's WSGI handler,
+the test ``Client``) it is a sync one, and drives the view's coroutine
+itself for a ``WSGIRequest``:
+
+* the coroutine's first step runs in the calling thread, with that
+  thread's own idle event loop marked running (so whatever the step
+  creates belongs to it); a request that never waits (an async tool, an
+  anonymous or token-authenticated caller) is answered right there, with
+  no thread and no running loop;
+* a request that does wait (a sync tool, a session looked up in the
+  database) is carried on as ``async_to_sync`` would: the loop runs in a
+  new thread while the calling thread runs the request's thread-sensitive
+  sync work, so that work shares the calling thread's database connection
+  (its transaction, ``ATOMIC_REQUESTS``, a test's transaction) as under
+  Django's own bridge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import functools
+import inspect
+import threading
+from collections.abc import Callable, Coroutine, Generator
+from concurrent.futures import Executor, Future
+from typing import Any, TypeVar
+
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+from django.core.handlers.wsgi import WSGIRequest
+
+__all__ = ["DualView", "Resumed", "drive_in_this_thread"]
+
+_T = TypeVar("_T")
+_local = threading.local()
+
+# What asyncio (Python 3.11) and inspect (3.12+) look for on a callable
+# marked with ``markcoroutinefunction``.
+_ASYNCIO_MARK = getattr(asyncio.coroutines, "_is_coroutine", None)
+_INSPECT_MARK = getattr(inspect, "_is_coroutine_mark", None)
+
+
+#: What asgiref's SyncToAsync notes in the thread it runs sync work in.
+_NOTED = ("main_event_loop", "main_event_loop_pid", "task_context")
+
+
+def _loop_running() -> bool:
+    return asyncio.events._get_running_loop() is not None
+
+
+class DualView:
+    """Wrap an async view function: a coroutine function only while a loop runs."""
+
+    def __init__(self, view: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, view)  # view_class, csrf_exempt, __name__...
+        self.async_view = view
+
+    @property
+    def _is_coroutine(self) -> Any:
+        return _ASYNCIO_MARK if _loop_running() else None
+
+    @property
+    def _is_coroutine_marker(self) -> Any:
+        return _INSPECT_MARK if _loop_running() else None
+
+    def __call__(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        """Return the view's coroutine; its response for a WSGI request outside a loop.
+
+        An ``ASGIRequest`` always gets the coroutine, so that code awaiting
+        the view itself (``asyncio.run(view(request))``) keeps working.
+        """
+        coroutine = self.async_view(request, *args, **kwargs)
+        if _loop_running() or not isinstance(request, WSGIRequest):
+            return coroutine
+        return drive_in_this_thread(coroutine)
+
+
+def drive_in_this_thread(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Return the coroutine's result, without a loop thread while it does not wait."""
+    loop = _thread_loop()
+    context = contextvars.copy_context()
+    sensitive = ThreadSensitiveContext()
+    context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
+    caller = _CallerThread()
+    SyncToAsync.context_to_thread_executor[sensitive] = caller
+    # Sync work run here makes asgiref note this thread's "main" loop; an
+    # async_to_sync call made here after the request would schedule onto
+    # that loop, which nobody runs then. Put back what was there before.
+    noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+    try:
+        asyncio.events._set_running_loop(loop)
+        try:
+            waiting = context.run(coroutine.send, None)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        finally:
+            asyncio.events._set_running_loop(None)
+        task = loop.create_task(Resumed(coroutine, waiting).run(), context=context)
+        finished: Future[None] = Future()
+
+        def run_loop() -> None:
+            try:
+                loop.run_until_complete(task)
+            except BaseException:  # noqa: BLE001, S110 - the task holds the outcome
+                pass
+            finally:
+                finished.set_result(None)
+
+        threading.Thread(target=run_loop, name="mcp-view-loop", daemon=True).start()
+        caller.run_until(finished)
+        result: _T = task.result()
+        return result
+    finally:
+        SyncToAsync.context_to_thread_executor.pop(sensitive, None)
+        for name, value in noted.items():
+            setattr(SyncToAsync.threadlocal, name, value)
+
+
+class Resumed:
+    """Carry on a coroutine that has already run its first step, inside a task."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting = waiting
+
+    async def run(self) -> Any:
+        """Return the coroutine's result."""
+        return await self
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coroutine, waiting = self.coroutine, self.waiting
+        while True:
+            try:
+                try:
+                    yield waiting
+                except BaseException as error:  # noqa: BLE001 - handed to the coroutine
+                    waiting = coroutine.throw(error)
+                else:
+                    waiting = coroutine.send(None)
+            except StopIteration as done:
+                return done.value
+
+
+_Work = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+
+
+class _CallerThread(Executor):
+    """Run submitted work in the thread that drives the request.
+
+    As asgiref's ``CurrentThreadExecutor``, except that work may be
+    submitted from that thread too (during the first step, before any
+    other thread exists): it waits in the queue until ``run_until``.
+    """
+
+    def __init__(self) -> None:
+        self._ready = threading.Condition(threading.Lock())
+        self._items: collections.deque[
+            tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+        ] = collections.deque()
+        self._done = False
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Queue ``fn`` for the driving thread."""
+        future: Future[_T] = Future()
+        with self._ready:
+            if self._done:
+                raise RuntimeError("the request this work belongs to has ended")
+            self._items.append((future, fn, args, kwargs))
+            self._ready.notify()
+        return future
+
+    def run_until(self, finished: Future[None]) -> None:
+        """Run queued work until ``finished`` is done and nothing is left."""
+
+        def wake(_future: Future[None]) -> None:
+            with self._ready:
+                self._done = True
+                self._ready.notify()
+
+        finished.add_done_callback(wake)
+        while True:
+            with self._ready:
+                while not self._items and not self._done:
+                    self._ready.wait()
+                if not self._items:
+                    return
+                future, fn, args, kwargs = self._items.popleft()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting coroutine
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+
+class _OwnLoop:
+    """A thread's own event loop, closed when the thread ends."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        self.loop.close()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """Return this thread's own event loop, made on first use."""
+    owned: _OwnLoop | None = getattr(_local, "owned", None)
+    if owned is None:
+        owned = _local.owned = _OwnLoop()
+    return owned.loop
