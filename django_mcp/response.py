@@ -40,7 +40,7 @@ import datetime
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, NoReturn
+from typing import Any, Final, Literal, NoReturn
 
 import msgspec
 
@@ -194,6 +194,10 @@ class ContentAnnotations:
         )
 
 
+#: The metadata of a response without any (immutable, so shared).
+_NO_META: Final = _FrozenDict()
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class McpResponse:
     """Content returned by a tool, resource or prompt handler.
@@ -226,13 +230,32 @@ class McpResponse:
     # ----------------------------------------------------------- builders
 
     @classmethod
+    def _of_blocks(cls, content: tuple[ContentBlock, ...], *, is_error: bool = False) -> McpResponse:
+        """Return a response of content blocks only, without ``__post_init__``.
+
+        Content blocks are immutable and there is no metadata to freeze, so
+        the most common responses skip that work. Every field is set here;
+        a test compares the result with the ``__init__``-built equivalent.
+        """
+        response = object.__new__(cls)
+        set_field = object.__setattr__
+        set_field(response, "content", content)
+        set_field(response, "structured_content", UNSET)
+        set_field(response, "meta", _NO_META)
+        set_field(response, "is_error", is_error)
+        set_field(response, "role", "user")
+        set_field(response, "progress_update", None)
+        set_field(response, "raw_value", UNSET)
+        return response
+
+    @classmethod
     def text(cls, value: str) -> McpResponse:
         """Return a response holding one text block."""
         if not isinstance(value, str):
             raise TypeError(
                 f"McpResponse.text() takes a str, got {type(value).__name__}; use structured() for data."
             )
-        return cls(content=(TextContent(text=value),))
+        return cls._of_blocks((TextContent(text=value),))
 
     @classmethod
     def structured(cls, value: Any) -> McpResponse:
@@ -301,7 +324,7 @@ class McpResponse:
         """Return an expected tool failure (``isError: true``)."""
         if not isinstance(message, str) or not message:
             raise ValueError(f"McpResponse.error() needs a non-empty message, got {message!r}")
-        return cls(content=(TextContent(text=message),), is_error=True)
+        return cls._of_blocks((TextContent(text=message),), is_error=True)
 
     @classmethod
     def progress(cls, current: float, total: float | None = None, message: str | None = None) -> McpResponse:

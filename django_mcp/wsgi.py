@@ -50,7 +50,7 @@ from django_mcp.conf import get_settings
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
 from django_mcp.transports._direct import endpoint, request_error, serve
-from django_mcp.transports._dual_view import Resumed
+from django_mcp.transports._drive import Resumed
 
 __all__ = ["McpWSGIApp"]
 

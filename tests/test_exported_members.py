@@ -173,10 +173,9 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "spend_state",
         "unseal_state",
     ],
-    "django_mcp.dispatcher.eras": ["finish", "legacy_error"],
     "django_mcp.dispatcher.invoke": ["invoke", "report_failure"],
     "django_mcp.dispatcher.lifecycle": ["Handshake", "discover", "initialize", "ping", "set_level"],
-    "django_mcp.dispatcher.paging": ["decode_cursor", "encode_cursor", "page"],
+    "django_mcp.dispatcher.paging": ["decode_cursor", "encode_cursor", "encoded_items", "page"],
     "django_mcp.dispatcher.prompts": ["get_prompt", "list_prompts"],
     "django_mcp.dispatcher.relay": ["AnswerNotDelivered", "Relay"],
     "django_mcp.dispatcher.resources": [
@@ -410,6 +409,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "CompiledResource",
         "CompiledServer",
         "CompiledTool",
+        "ServedOnce",
         "compile_server",
         "compiled_server",
         "default_name",
@@ -440,7 +440,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "ToolResult",
     ],
     "django_mcp.transports": [],
-    "django_mcp.transports.http": ["McpView", "is_mcp_path"],
+    "django_mcp.transports.http": ["DualView", "McpView", "is_mcp_path"],
     "django_mcp.transports.stdio": [
         "CLIENT_REQUEST_TIMEOUT",
         "SHUTDOWN_GRACE",

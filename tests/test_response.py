@@ -100,6 +100,25 @@ def test_error_is_a_text_block_flagged_as_error() -> None:
     assert response.is_error is True
 
 
+@pytest.mark.parametrize(
+    ("built", "expected"),
+    [
+        (McpResponse.text("hi"), McpResponse(content=(TextContent(text="hi"),))),
+        (McpResponse.error("no"), McpResponse(content=(TextContent(text="no"),), is_error=True)),
+    ],
+)
+def test_text_and_error_equal_responses_built_field_by_field(
+    built: McpResponse, expected: McpResponse
+) -> None:
+    # They skip __post_init__: every field must still be set, to its default.
+    for field in dataclasses.fields(McpResponse):
+        assert getattr(built, field.name) == getattr(expected, field.name), field.name
+    assert built == expected
+    assert hash(built.content) == hash(expected.content)
+    with pytest.raises(TypeError):
+        built.meta["key"] = "value"  # type: ignore[index]
+
+
 def test_resource_link_carries_its_catalog_fields() -> None:
     response = McpResponse.resourceLink(
         "reports://latest",

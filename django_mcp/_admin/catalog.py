@@ -293,7 +293,7 @@ def _cache(entry: Any, *, login_required: bool) -> tuple[int, str]:
 
 
 def _list_cache(compiled: CompiledServer) -> tuple[int, str]:
-    # The dispatcher's rule (eras.py): lists depending on the caller are private.
+    # The dispatcher's era finishing rule: lists depending on the caller are private.
     return compiled.cache.ttl_ms, "private" if compiled.caller_dependent else compiled.cache.scope
 
 

@@ -10,11 +10,13 @@ and answered -32603.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
-from django_mcp.dispatcher.paging import page
+from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import prompt_result
 from django_mcp.exceptions import InternalError, InvalidParams, McpError
 from django_mcp.protocol.results import GetPromptResult, InputRequiredResult, ListPromptsResult
@@ -25,7 +27,8 @@ __all__ = ["get_prompt", "list_prompts"]
 async def list_prompts(call: Call) -> ListPromptsResult:
     """Return one page of the prompts this caller may get."""
     entries, cursor = await page(call, tuple(call.compiled.prompts.values()))
-    return ListPromptsResult(prompts=tuple(e.definition for e in entries), next_cursor=cursor)
+    prompts = encoded_items(call, entries, lambda entry: entry.definition)
+    return ListPromptsResult(prompts=cast(Any, prompts), next_cursor=cursor)  # encoded JSON
 
 
 async def get_prompt(call: Call) -> GetPromptResult | InputRequiredResult:

@@ -4,7 +4,7 @@ A ``resources/read`` (MCP 2026-07-28 server/resources) finds the fixed
 resource with that exact URI, else the first template (declaration order)
 whose RFC 6570 pattern matches; a resource the caller may not read is not
 found, exactly like an unknown URI (-32602 with ``data.uri``; -32002 for
-2025-11-25 clients, mapped in ``eras.py``). The handler's blocks take the
+2025-11-25 clients, mapped by the dispatcher kernel). The handler's blocks take the
 resource's URI and MIME type; empty contents are never answered. The cache
 hint is the resource's own (``ttlMs``/``cacheScope``), forced private for
 a resource guarded by permissions, ``authorize()`` or a login, and for a
@@ -17,7 +17,7 @@ not read, with the same error as an unknown URI.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -25,7 +25,7 @@ from django_mcp.auth import can_use, can_use_unknown
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required, is_continuation
 from django_mcp.dispatcher.invoke import invoke, report_failure
-from django_mcp.dispatcher.paging import page
+from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import resource_result
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, MethodNotFound, ResourceNotFound
 from django_mcp.protocol._base import UNSET
@@ -52,15 +52,15 @@ __all__ = [
 async def list_resources(call: Call) -> ListResourcesResult:
     """Return one page of the fixed resources this caller may read."""
     entries, cursor = await page(call, tuple(call.compiled.resources.values()))
-    return ListResourcesResult(resources=tuple(e.definition for e in entries), next_cursor=cursor)
+    resources = encoded_items(call, entries, lambda entry: entry.definition)
+    return ListResourcesResult(resources=cast(Any, resources), next_cursor=cursor)  # encoded JSON
 
 
 async def list_resource_templates(call: Call) -> ListResourceTemplatesResult:
     """Return one page of the resource templates this caller may read."""
     entries, cursor = await page(call, tuple(call.compiled.templates.values()))
-    return ListResourceTemplatesResult(
-        resource_templates=tuple(e.definition for e in entries), next_cursor=cursor
-    )
+    templates = encoded_items(call, entries, lambda entry: entry.definition)
+    return ListResourceTemplatesResult(resource_templates=cast(Any, templates), next_cursor=cursor)
 
 
 async def find_resource(

@@ -26,14 +26,14 @@ A tool declaring ``task`` support may instead be answered with a task
 Tasks framework worker, through ``run_handler()`` as well.
 
 The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
-shaping) is the dispatcher's, in ``eras.py``.
+shaping) is the dispatcher kernel's (``_finish`` in ``__init__.py``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -41,7 +41,7 @@ from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
-from django_mcp.dispatcher.paging import page
+from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
 from django_mcp.dispatcher.tasks import start_if_task
 from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
@@ -73,8 +73,15 @@ async def list_tools(call: Call) -> ListToolsResult:
     entries, cursor = await page(call, tuple(call.compiled.tools.values()))
     if call.ctx.era == "legacy":
         legacy = call.compiled.legacy_tools
-        return ListToolsResult(tools=tuple(legacy[e.name] for e in entries), next_cursor=cursor)
-    return ListToolsResult(tools=tuple(e.definition for e in entries), next_cursor=cursor)
+        tools = encoded_items(call, entries, lambda entry: legacy[entry.name])
+    else:
+        tools = encoded_items(call, entries, _definition)
+    # Already-encoded JSON: msgspec writes a Raw value as it is.
+    return ListToolsResult(tools=cast(Any, tools), next_cursor=cursor)
+
+
+def _definition(entry: Any) -> Any:
+    return entry.definition
 
 
 async def visible_tool(compiled: CompiledServer, name: str, request: McpRequest) -> CompiledTool | None:

@@ -16,9 +16,9 @@ import inspect
 import re
 import threading
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from django.core.exceptions import ImproperlyConfigured
@@ -59,10 +59,13 @@ __all__ = [
     "CompiledResource",
     "CompiledServer",
     "CompiledTool",
+    "ServedOnce",
     "compile_server",
     "compiled_server",
     "default_name",
 ]
+
+_V = TypeVar("_V")
 
 # MCP 2026-07-28 server/tools "Tool names": 1-128 chars of A-Z a-z 0-9 _ - .
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -120,6 +123,40 @@ class CompiledPrompt(_Entry):
     arguments: tuple[PromptArgument, ...]
 
 
+class ServedOnce:
+    """Values computed the first time a request needs them, then served again.
+
+    Encoded list pages (per era and set of visible entries) and signed
+    cursors depend only on the declarations and a few settings, which are
+    part of each key. Bounded: once ``limit`` values are held, the next
+    one starts afresh. Safe across threads (a lost race computes a value
+    twice).
+    """
+
+    __slots__ = ("_lock", "_values", "limit")
+
+    def __init__(self, limit: int = 512) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[Hashable, Any] = {}
+        self.limit = limit
+
+    def get(self, key: Hashable, compute: Callable[[], _V]) -> _V:
+        """Return the value held for ``key``, computing it the first time.
+
+        A value whose computation raises is not kept.
+        """
+        try:
+            return self._values[key]  # type: ignore[no-any-return]
+        except KeyError:
+            pass
+        value = compute()
+        with self._lock:
+            if len(self._values) >= self.limit:
+                self._values.clear()
+            self._values[key] = value
+        return value
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class CompiledServer:
     """The immutable catalog of one ``Server`` class.
@@ -152,6 +189,8 @@ class CompiledServer:
     tool_headers: Mapping[str, Mapping[str, tuple[str, str]]]
     #: Per tool: its definition as 2025-11-25 clients see it.
     legacy_tools: Mapping[str, ToolDefinition]
+    #: Encoded list pages and cursors, filled as requests need them.
+    served_once: ServedOnce = dataclasses.field(default_factory=ServedOnce, compare=False, repr=False)
 
 
 _cache: dict[type[Server], CompiledServer] = {}

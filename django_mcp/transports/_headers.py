@@ -147,7 +147,11 @@ def validate_headers(
     param_headers: Mapping[str, tuple[str, str]] | None,
 ) -> None:
     """Raise ``HeaderMismatch`` unless Mcp-Method/Name/Param-* agree with the body."""
-    sent_method = headers.get("Mcp-Method")
+    # Plain lookups first (every modern request comes here); get() phrases
+    # the error for a header sent twice.
+    values = headers._values
+    given = values.get("mcp-method")
+    sent_method = given[0] if given and len(given) == 1 else headers.get("Mcp-Method")
     if sent_method is None:
         raise HeaderMismatch("Header mismatch: Mcp-Method header is required")
     sent_method = decode_value("Mcp-Method", sent_method)
@@ -157,7 +161,8 @@ def validate_headers(
         )
     name_key = _NAME_KEYS.get(method)
     if name_key is not None and isinstance(params.get(name_key), str):
-        sent_name = headers.get("Mcp-Name")
+        given = values.get("mcp-name")
+        sent_name = given[0] if given and len(given) == 1 else headers.get("Mcp-Name")
         if sent_name is None:
             raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
         sent_name = decode_value("Mcp-Name", sent_name)

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.handlers.asgi import ASGIRequest
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404, resolve
@@ -63,7 +65,7 @@ from django_mcp.exceptions import HeaderMismatch, InternalError, InvalidRequest,
 from django_mcp.protocol.versions import is_legacy
 from django_mcp.server.server import Server
 from django_mcp.transports._auth import authenticate
-from django_mcp.transports._dual_view import DualView
+from django_mcp.transports._drive import drive_in_this_thread
 from django_mcp.transports._headers import McpHeaders, validate_headers
 from django_mcp.transports._legacy_http import SESSION_HEADER, LegacySessionMixin, client_requester
 from django_mcp.transports._origin import origin_allowed
@@ -86,7 +88,7 @@ from django_mcp.transports._replies import (
     with_keepalive,
 )
 
-__all__ = ["McpView", "is_mcp_path"]
+__all__ = ["DualView", "McpView", "is_mcp_path"]
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +106,7 @@ class McpView(LegacySessionMixin, View):
         """Return the CSRF-exempt view function: async in an event loop, sync outside one.
 
         Under Django's WSGI handler the view then runs without a new event
-        loop thread per request (``_dual_view``).
+        loop thread per request (``DualView``).
         """
         return DualView(csrf_exempt(super().as_view(**initkwargs)))
 
@@ -325,6 +327,50 @@ def is_mcp_path(path_info: str, urlconf: str | None = None) -> bool:
         return False
     view_class = getattr(match.func, "view_class", None)
     return isinstance(view_class, type) and issubclass(view_class, McpView)
+
+
+# What asyncio (Python 3.11) and inspect (3.12+) look for on a callable
+# marked with markcoroutinefunction().
+_ASYNCIO_MARK = getattr(asyncio.coroutines, "_is_coroutine", None)
+_INSPECT_MARK = getattr(inspect, "_is_coroutine_mark", None)
+
+
+class DualView:
+    """The function ``McpView.as_view()`` returns: async inside an event loop, sync outside one.
+
+    Django decides how to call a view from the callable the URL resolver
+    returns: an async one is awaited under ASGI and, under WSGI, run through
+    ``async_to_sync``, which starts an event loop in a new thread for every
+    request. This callable is a coroutine function only while a loop runs
+    (Django's ASGI handler, ``McpASGIApp``, ``McpWSGIApp``). Outside one
+    (Django's WSGI handler, the test ``Client``) it is a sync view that
+    drives the view's coroutine itself (``_drive``). An ``ASGIRequest``
+    always gets the coroutine, so code that awaits the view itself
+    (``asyncio.run(view(request))``) keeps working.
+    """
+
+    def __init__(self, function: Any) -> None:
+        functools.update_wrapper(self, function)  # view_class, csrf_exempt, __name__...
+        self.view_class: type[McpView] = function.view_class
+        self.view_initkwargs: dict[str, Any] = function.view_initkwargs
+
+    @property
+    def _is_coroutine(self) -> Any:
+        return _ASYNCIO_MARK if asyncio.events._get_running_loop() is not None else None
+
+    @property
+    def _is_coroutine_marker(self) -> Any:
+        return _INSPECT_MARK if asyncio.events._get_running_loop() is not None else None
+
+    def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        """Return the view's coroutine; its response for a WSGI request outside a loop."""
+        # As View.as_view()'s function does, minus a frame.
+        view = self.view_class(**self.view_initkwargs)
+        view.setup(request, *args, **kwargs)
+        coroutine = view.dispatch(request, *args, **kwargs)
+        if asyncio.events._get_running_loop() is not None or not isinstance(request, WSGIRequest):
+            return coroutine
+        return drive_in_this_thread(coroutine)
 
 
 def _view_for(server: type[Server], **options: Any) -> Any:

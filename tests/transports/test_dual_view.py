@@ -1,4 +1,4 @@
-"""The MCP view function (django_mcp/transports/_dual_view.py): async in a loop, sync outside one.
+"""The MCP view function (``DualView``; ``_drive.py`` drives it): async in a loop, sync outside.
 
 Under Django's WSGI handler (here: the sync test ``Client``) the view is a
 sync view: a request that never waits is answered in the calling thread
@@ -22,8 +22,8 @@ from django.urls import path
 
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.schemas import Schema
-from django_mcp.transports import _dual_view
-from django_mcp.transports._dual_view import DualView
+from django_mcp.transports import _drive
+from django_mcp.transports.http import DualView
 from tests.wire import modern_headers, tool_request
 
 pytestmark = pytest.mark.timeout(10)
@@ -126,7 +126,7 @@ def test_a_request_that_never_waits_starts_no_thread(monkeypatch: Any) -> None:
     def no_thread(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a thread was started")
 
-    monkeypatch.setattr(_dual_view.threading, "Thread", no_thread)
+    monkeypatch.setattr(_drive.threading, "Thread", no_thread)
 
     status, body = _call(Client(), "echo")
 

@@ -3,7 +3,7 @@
 The imported tests of ``test_http.py`` run here with ``async_client`` (and
 so ``wire``) served in a thread (``tests/direct_clients.py``) by
 ``McpWSGIApp(get_wsgi_application())``, then by ``get_wsgi_application()``
-alone, where the plain view is called as a sync view (``_dual_view``).
+alone, where the plain view is called as a sync view (``DualView``).
 The tests below pin what WSGI changes: plain JSON only, no GET stream,
 and the fallback to an event loop when a request waits (a sync tool, a
 session cookie looked up in the database).

@@ -1,13 +1,8 @@
-"""The MCP view function: async inside an event loop, sync outside one.
+"""Drive a view's coroutine from a sync caller: no event loop thread while it does not wait.
 
-Django decides how to call a view from the callable the URL resolver
-returns: an async one (``iscoroutinefunction``) is awaited under ASGI and,
-under WSGI, run through ``async_to_sync``, which starts an event loop in a
-new thread for every request. ``DualView`` answers that question per call:
-where an event loop is running (Django's ASGI handler, ``McpASGIApp``,
-``McpWSGIApp``) it is an async view; where none is (Django's WSGI handler,
-the test ``Client``) it is a sync one, and drives the view's coroutine
-itself for a ``WSGIRequest``:
+Django runs an async view under WSGI through ``async_to_sync``: an event
+loop in a new thread for every request. ``drive_in_this_thread`` does what
+that does, only later and less often:
 
 * the coroutine's first step runs in the calling thread, with that
   thread's own idle event loop marked running (so whatever the step
@@ -20,6 +15,9 @@ itself for a ``WSGIRequest``:
   sync work, so that work shares the calling thread's database connection
   (its transaction, ``ATOMIC_REQUESTS``, a test's transaction) as under
   Django's own bridge.
+
+``McpView.as_view()`` returns a view function that uses it for a WSGI
+request made outside an event loop (``django_mcp.transports.http``).
 """
 
 from __future__ import annotations
@@ -27,60 +25,20 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
-import functools
-import inspect
 import threading
 from collections.abc import Callable, Coroutine, Generator
 from concurrent.futures import Executor, Future
 from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext
-from django.core.handlers.wsgi import WSGIRequest
 
-__all__ = ["DualView", "Resumed", "drive_in_this_thread"]
+__all__ = ["Resumed", "drive_in_this_thread"]
 
 _T = TypeVar("_T")
 _local = threading.local()
 
-# What asyncio (Python 3.11) and inspect (3.12+) look for on a callable
-# marked with ``markcoroutinefunction``.
-_ASYNCIO_MARK = getattr(asyncio.coroutines, "_is_coroutine", None)
-_INSPECT_MARK = getattr(inspect, "_is_coroutine_mark", None)
-
-
 #: What asgiref's SyncToAsync notes in the thread it runs sync work in.
 _NOTED = ("main_event_loop", "main_event_loop_pid", "task_context")
-
-
-def _loop_running() -> bool:
-    return asyncio.events._get_running_loop() is not None
-
-
-class DualView:
-    """Wrap an async view function: a coroutine function only while a loop runs."""
-
-    def __init__(self, view: Callable[..., Any]) -> None:
-        functools.update_wrapper(self, view)  # view_class, csrf_exempt, __name__...
-        self.async_view = view
-
-    @property
-    def _is_coroutine(self) -> Any:
-        return _ASYNCIO_MARK if _loop_running() else None
-
-    @property
-    def _is_coroutine_marker(self) -> Any:
-        return _INSPECT_MARK if _loop_running() else None
-
-    def __call__(self, request: Any, *args: Any, **kwargs: Any) -> Any:
-        """Return the view's coroutine; its response for a WSGI request outside a loop.
-
-        An ``ASGIRequest`` always gets the coroutine, so that code awaiting
-        the view itself (``asyncio.run(view(request))``) keeps working.
-        """
-        coroutine = self.async_view(request, *args, **kwargs)
-        if _loop_running() or not isinstance(request, WSGIRequest):
-            return coroutine
-        return drive_in_this_thread(coroutine)
 
 
 def drive_in_this_thread(coroutine: Coroutine[Any, Any, _T]) -> _T:
