@@ -27,6 +27,7 @@ from django_mcp import (
 )
 from django_mcp.inputs import input_required
 from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
+from django_mcp.server.compiler import ServedOnce
 from tests.wire import call
 
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "django-mcp", "version": "0.1.0"}}
@@ -618,3 +619,48 @@ async def test_a_cursor_belongs_to_its_method(settings: Any) -> None:
 @pytest.mark.parametrize("cursor", ["2", base64.b64encode(b"2").decode(), 2, "garbage"])
 async def test_a_cursor_the_server_did_not_issue_is_invalid_params(cursor: Any) -> None:
     assert error_code(await call(PagedServer, "tools/list", {"cursor": cursor})) == INVALID_PARAMS
+
+
+async def test_a_served_cursor_is_refused_after_the_secret_key_changes(settings: Any) -> None:
+    original = settings.SECRET_KEY
+    settings.MCP_DEFAULT_PAGE_SIZE = 2
+    cursor = (await call(PagedServer, "tools/list"))["result"]["nextCursor"]
+    assert "result" in await call(PagedServer, "tools/list", {"cursor": cursor})  # now held as checked
+
+    settings.SECRET_KEY = "another-secret-key-for-this-test-only-0123456789"
+    assert error_code(await call(PagedServer, "tools/list", {"cursor": cursor})) == INVALID_PARAMS
+
+    settings.SECRET_KEY_FALLBACKS = [original]
+    assert "result" in await call(PagedServer, "tools/list", {"cursor": cursor})
+
+
+async def test_encoded_pages_follow_the_page_size(settings: Any) -> None:
+    settings.MCP_DEFAULT_PAGE_SIZE = 2
+    assert await collect("tools/list", "tools") == [["page0", "page1"], ["page2", "page3"], ["page4"]]
+    settings.MCP_DEFAULT_PAGE_SIZE = 3
+    assert await collect("tools/list", "tools") == [["page0", "page1", "page2"], ["page3", "page4"]]
+
+
+def test_served_once_computes_once_keeps_no_failure_and_stays_bounded() -> None:
+    held = ServedOnce(limit=2)
+    computed: list[str] = []
+
+    def compute(value: str) -> Any:
+        def run() -> str:
+            computed.append(value)
+            return value
+
+        return run
+
+    assert held.get("a", compute("a")) == "a"
+    assert held.get("a", compute("other")) == "a"
+
+    def fail() -> str:
+        raise ValueError("not kept")
+
+    with pytest.raises(ValueError, match="not kept"):
+        held.get("b", fail)
+    assert held.get("b", compute("b")) == "b"
+    held.get("c", compute("c"))  # the limit is reached: the next value starts afresh
+    assert held.get("a", compute("a")) == "a"
+    assert computed == ["a", "b", "c", "a"]
