@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 import logging
 from collections.abc import Awaitable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
+from asgiref.sync import markcoroutinefunction
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.core.handlers.asgi import ASGIRequest
 from django.core.handlers.wsgi import WSGIRequest
@@ -329,10 +329,13 @@ def is_mcp_path(path_info: str, urlconf: str | None = None) -> bool:
     return isinstance(view_class, type) and issubclass(view_class, McpView)
 
 
-# What asyncio (Python 3.11) and inspect (3.12+) look for on a callable
-# marked with markcoroutinefunction().
-_ASYNCIO_MARK = getattr(asyncio.coroutines, "_is_coroutine", None)
-_INSPECT_MARK = getattr(inspect, "_is_coroutine_mark", None)
+def _probe() -> None:  # pragma: no cover - never called
+    """Marked below to learn what ``iscoroutinefunction()`` looks for."""
+
+
+# What markcoroutinefunction() sets: ``_is_coroutine`` (asyncio, Python
+# 3.11) or ``_is_coroutine_marker`` (inspect, 3.12+), and its value.
+_COROUTINE_MARKS: Final = dict(vars(markcoroutinefunction(_probe)))
 
 
 class DualView:
@@ -356,11 +359,15 @@ class DualView:
 
     @property
     def _is_coroutine(self) -> Any:
-        return _ASYNCIO_MARK if asyncio.events._get_running_loop() is not None else None
+        if asyncio.events._get_running_loop() is None:
+            return None
+        return _COROUTINE_MARKS.get("_is_coroutine")
 
     @property
     def _is_coroutine_marker(self) -> Any:
-        return _INSPECT_MARK if asyncio.events._get_running_loop() is not None else None
+        if asyncio.events._get_running_loop() is None:
+            return None
+        return _COROUTINE_MARKS.get("_is_coroutine_marker")
 
     def __call__(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         """Return the view's coroutine; its response for a WSGI request outside a loop."""
