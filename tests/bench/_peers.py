@@ -11,6 +11,8 @@ A server is an app file under ``servers/`` started one way:
 * ``uvicorn``: ``python -m uvicorn TARGET``, one process, uvloop and
   httptools, no access log;
 * ``gunicorn``: ``gunicorn TARGET``, one sync worker (plus the arbiter);
+* ``granian``: ``python -m granian --interface asgi TARGET``, one worker
+  with one runtime thread (granian's HTTP server is Rust);
 * ``bolt``: ``python bolt_main.py``, django-bolt's own Rust HTTP server.
 
 ``eras`` lists the revisions a server speaks, preferred first: the
@@ -78,6 +80,13 @@ ENVS: dict[str, Env] = {
             ("django", "msgspec", "uvicorn", "gunicorn"),
             checkout=True,
         ),
+        Env(
+            "granian",
+            ("msgspec", "granian", "uvloop"),
+            ("granian",),
+            ("django", "msgspec", "granian"),
+            checkout=True,
+        ),
         Env("harness", ("matplotlib",), (), ("matplotlib",)),
     )
 }
@@ -91,8 +100,8 @@ class ServerSpec:
     label: str
     group: str  # "peer", "floor" or "ours"
     env: str
-    runner: str  # "uvicorn", "gunicorn" or "bolt"
-    target: str  # module:attribute (uvicorn, gunicorn) or script (bolt)
+    runner: str  # "uvicorn", "gunicorn", "granian" or "bolt"
+    target: str  # module:attribute (uvicorn, gunicorn, granian) or script (bolt)
     eras: tuple[str, ...] = (MODERN, LEGACY)
     features: frozenset[str] = field(default_factory=lambda: frozenset({"resources", "orm"}))
     fast: str | None = None  # "asgi" / "wsgi": needs that django_mcp fast path
@@ -242,6 +251,27 @@ SERVERS: dict[str, ServerSpec] = {
             "gunicorn",
             "ours:fast_wsgi",
             fast="wsgi",
+        ),
+        # The same ASGI apps under a Rust HTTP server: what the Python HTTP
+        # stack costs, next to bolt-mcp (whose HTTP core is Rust too).
+        ServerSpec(
+            "floor-asgi-granian",
+            "floor: bare ASGI app + msgspec (granian)",
+            "floor",
+            "granian",
+            "granian",
+            "floor_asgi:app",
+            features=_NO_ORM,
+            note="no checks, no Django",
+        ),
+        ServerSpec(
+            "ours-asgi-fast-granian",
+            "django_mcp McpASGIApp (granian)",
+            "ours",
+            "granian",
+            "granian",
+            "ours:fast_asgi",
+            fast="asgi",
         ),
     )
 }

@@ -139,16 +139,21 @@ def text_tables(summary: dict[str, Any], servers: dict[str, Any], scenarios: lis
 
 
 def markdown(
-    summary: dict[str, Any], servers: dict[str, Any], scenarios: dict[str, str], meta: dict[str, Any]
+    summary: dict[str, Any],
+    servers: dict[str, Any],
+    scenarios: dict[str, str],
+    meta: dict[str, Any],
+    *,
+    readme: str = "README.md",
 ) -> str:
-    """Return RESULTS.md."""
+    """Return RESULTS.md; ``readme`` is the harness README's path from it."""
     keys = [key for key in COLUMNS if key in scenarios]
     out = ["# Benchmark results", ""]
     if meta.get("note"):
         out += [f"> **{meta['note']}**", ""]
     out += [
         f"Made by `{meta['command']}` on {meta['date']} (UTC); the harness, the scenarios and how to",
-        "read these tables are described in [README.md](README.md).",
+        f"read these tables are described in [README.md]({readme}).",
         "",
         "## Machine",
         "",

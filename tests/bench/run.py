@@ -166,6 +166,28 @@ def _command(spec: ServerSpec, python: Path) -> list[str]:
             "--log-level",
             "warning",
         ]
+    if spec.runner == "granian":
+        return [
+            str(python),
+            "-m",
+            "granian",
+            "--interface",
+            "asgi",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "{port}",
+            "--workers",
+            "1",
+            "--runtime-threads",
+            "1",
+            "--loop",
+            "uvloop",
+            "--no-ws",
+            "--log-level",
+            "warning",
+            spec.target,
+        ]
     return [str(python), spec.target, "127.0.0.1", "{port}"]
 
 
@@ -362,8 +384,10 @@ def _meta(
 
 def _write_report(data: dict[str, Any], output: Path, harness_python: Path | None) -> None:
     """Write RESULTS.md and, with the harness environment, results.png."""
+    # The harness README, as a link that works from wherever RESULTS.md is.
+    readme = Path(os.path.relpath(HERE / "README.md", output.resolve())).as_posix()
     (output / "RESULTS.md").write_text(
-        markdown(data["summary"], data["servers"], data["scenario_titles"], data["meta"])
+        markdown(data["summary"], data["servers"], data["scenario_titles"], data["meta"], readme=readme)
     )
     written = ["RESULTS.md"]
     if harness_python is not None:
