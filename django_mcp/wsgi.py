@@ -32,14 +32,13 @@ usual. A ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE`` is refused with
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+from asgiref.sync import SyncToAsync
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
 from django.db import close_old_connections, connections
@@ -50,7 +49,7 @@ from django_mcp.conf import get_settings
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
 from django_mcp.transports._direct import endpoint, request_error, serve
-from django_mcp.transports._drive import Resumed
+from django_mcp.transports._drive import Resumed, first_step, request_context
 
 __all__ = ["McpWSGIApp"]
 
@@ -116,25 +115,16 @@ def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> Http
     """
     owned = _thread_loop()
     loop = owned.loop
-    # One context for every step, as a task would have: a variable set in
-    # the first step can be reset in a later one.
-    context = contextvars.copy_context()
-    sensitive = ThreadSensitiveContext()
-    context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
     # The request's thread-sensitive sync work goes to the worker thread's
     # companion thread (its database connections live on, as a WSGI
     # thread's do under Django's handler, within CONN_MAX_AGE).
-    SyncToAsync.context_to_thread_executor[sensitive] = owned.companion
+    context, sensitive = request_context(owned.companion)
     try:
-        asyncio.events._set_running_loop(loop)
-        try:
-            waiting = context.run(coroutine.send, None)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        finally:
-            asyncio.events._set_running_loop(None)
+        done, value = first_step(coroutine, loop, context)
+        if done:
+            return value  # type: ignore[no-any-return]
         response: HttpResponseBase = loop.run_until_complete(
-            loop.create_task(Resumed(coroutine, waiting).run(), context=context)
+            loop.create_task(Resumed(coroutine, value).run(), context=context)
         )
         return response
     finally:

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 
-__all__ = ["Resumed", "drive_in_this_thread"]
+__all__ = ["Resumed", "drive_in_this_thread", "first_step", "request_context"]
 
 _T = TypeVar("_T")
 _local = threading.local()
@@ -44,24 +44,17 @@ _NOTED = ("main_event_loop", "main_event_loop_pid", "task_context")
 def drive_in_this_thread(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Return the coroutine's result, without a loop thread while it does not wait."""
     loop = _thread_loop()
-    context = contextvars.copy_context()
-    sensitive = ThreadSensitiveContext()
-    context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
     caller = _CallerThread()
-    SyncToAsync.context_to_thread_executor[sensitive] = caller
+    context, sensitive = request_context(caller)
     # Sync work run here makes asgiref note this thread's "main" loop; an
     # async_to_sync call made here after the request would schedule onto
     # that loop, which nobody runs then. Put back what was there before.
     noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
     try:
-        asyncio.events._set_running_loop(loop)
-        try:
-            waiting = context.run(coroutine.send, None)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        finally:
-            asyncio.events._set_running_loop(None)
-        task = loop.create_task(Resumed(coroutine, waiting).run(), context=context)
+        done, value = first_step(coroutine, loop, context)
+        if done:
+            return value  # type: ignore[no-any-return]
+        task = loop.create_task(Resumed(coroutine, value).run(), context=context)
         finished: Future[None] = Future()
 
         def run_loop() -> None:
@@ -80,6 +73,37 @@ def drive_in_this_thread(coroutine: Coroutine[Any, Any, _T]) -> _T:
         SyncToAsync.context_to_thread_executor.pop(sensitive, None)
         for name, value in noted.items():
             setattr(SyncToAsync.threadlocal, name, value)
+
+
+def request_context(executor: Executor) -> tuple[contextvars.Context, ThreadSensitiveContext]:
+    """Return a context for one request whose thread-sensitive sync work goes to ``executor``.
+
+    One context for every step, as a task would have: a variable set in the
+    first step can be reset in a later one. The caller removes the returned
+    key from ``SyncToAsync.context_to_thread_executor`` when it is done.
+    """
+    context = contextvars.copy_context()
+    sensitive = ThreadSensitiveContext()
+    context.run(SyncToAsync.thread_sensitive_context.set, sensitive)
+    SyncToAsync.context_to_thread_executor[sensitive] = executor
+    return context, sensitive
+
+
+def first_step(
+    coroutine: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop, context: contextvars.Context
+) -> tuple[bool, Any]:
+    """Run the coroutine's first step in this thread, with ``loop`` marked running.
+
+    Whatever the step creates belongs to ``loop``. Return ``(True, result)``
+    when the coroutine finished, else ``(False, what it waits on)``.
+    """
+    asyncio.events._set_running_loop(loop)
+    try:
+        return False, context.run(coroutine.send, None)
+    except StopIteration as done:
+        return True, done.value
+    finally:
+        asyncio.events._set_running_loop(None)
 
 
 class Resumed:
