@@ -13,6 +13,7 @@ before paging, so a page never reveals a hidden component.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -90,11 +91,15 @@ async def page(call: Call, entries: Sequence[Any]) -> tuple[list[Any], str | Any
     )
 
 
-def encoded_items(call: Call, entries: Sequence[Any], definition: Callable[[Any], Any]) -> msgspec.Raw:
+def encoded_items(
+    call: Call, entries: Sequence[Any], definition: Callable[[Any], Any] = attrgetter("definition")
+) -> msgspec.Raw:
     """Return the page's item definitions as JSON, encoded once per era and entries.
 
-    The same entries (the same page of the same visible set) always encode
-    the same, whoever asks: the bytes are kept on the compiled server.
+    ``definition`` gives an entry's published definition (its compiled one
+    unless said). The same entries (the same page of the same visible set)
+    always encode the same, whoever asks: the bytes are kept on the
+    compiled server.
     """
     key = ("items", call.envelope.method, call.ctx.era, tuple(map(id, entries)))
     return msgspec.Raw(

@@ -27,7 +27,7 @@ __all__ = ["get_prompt", "list_prompts"]
 async def list_prompts(call: Call) -> ListPromptsResult:
     """Return one page of the prompts this caller may get."""
     entries, cursor = await page(call, tuple(call.compiled.prompts.values()))
-    prompts = encoded_items(call, entries, lambda entry: entry.definition)
+    prompts = encoded_items(call, entries)
     return ListPromptsResult(prompts=cast(Any, prompts), next_cursor=cursor)  # encoded JSON
 
 

@@ -52,14 +52,14 @@ __all__ = [
 async def list_resources(call: Call) -> ListResourcesResult:
     """Return one page of the fixed resources this caller may read."""
     entries, cursor = await page(call, tuple(call.compiled.resources.values()))
-    resources = encoded_items(call, entries, lambda entry: entry.definition)
+    resources = encoded_items(call, entries)
     return ListResourcesResult(resources=cast(Any, resources), next_cursor=cursor)  # encoded JSON
 
 
 async def list_resource_templates(call: Call) -> ListResourceTemplatesResult:
     """Return one page of the resource templates this caller may read."""
     entries, cursor = await page(call, tuple(call.compiled.templates.values()))
-    templates = encoded_items(call, entries, lambda entry: entry.definition)
+    templates = encoded_items(call, entries)
     return ListResourceTemplatesResult(resource_templates=cast(Any, templates), next_cursor=cursor)
 
 

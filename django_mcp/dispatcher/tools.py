@@ -75,13 +75,9 @@ async def list_tools(call: Call) -> ListToolsResult:
         legacy = call.compiled.legacy_tools
         tools = encoded_items(call, entries, lambda entry: legacy[entry.name])
     else:
-        tools = encoded_items(call, entries, _definition)
+        tools = encoded_items(call, entries)
     # Already-encoded JSON: msgspec writes a Raw value as it is.
     return ListToolsResult(tools=cast(Any, tools), next_cursor=cursor)
-
-
-def _definition(entry: Any) -> Any:
-    return entry.definition
 
 
 async def visible_tool(compiled: CompiledServer, name: str, request: McpRequest) -> CompiledTool | None:
