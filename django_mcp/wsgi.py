@@ -49,7 +49,7 @@ from django_mcp.conf import get_settings
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import InvalidRequest
 from django_mcp.transports._direct import endpoint, request_error, serve
-from django_mcp.transports._drive import Resumed, first_step, request_context
+from django_mcp.transports._drive import Resumed, first_step, request_context, thread_loop
 
 __all__ = ["McpWSGIApp"]
 
@@ -113,12 +113,12 @@ def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> Http
     so that whatever the coroutine creates belongs to it; a coroutine that
     waits is then carried on in that loop.
     """
-    owned = _thread_loop()
-    loop = owned.loop
+    loop = thread_loop()
     # The request's thread-sensitive sync work goes to the worker thread's
     # companion thread (its database connections live on, as a WSGI
     # thread's do under Django's handler, within CONN_MAX_AGE).
-    context, sensitive = request_context(owned.companion)
+    companion = _companion()
+    context, sensitive = request_context(companion)
     try:
         done, value = first_step(coroutine, loop, context)
         if done:
@@ -129,7 +129,7 @@ def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> Http
         return response
     finally:
         SyncToAsync.context_to_thread_executor.pop(sensitive, None)
-        owned.companion.finish_request()
+        companion.finish_request()
 
 
 class _Companion(ThreadPoolExecutor):
@@ -151,11 +151,10 @@ class _Companion(ThreadPoolExecutor):
             self.used = False
 
 
-class _ThreadLoop:
-    """A worker thread's own event loop and companion thread, closed when the thread ends."""
+class _CompanionHolder:
+    """A worker thread's companion thread, let go (its connections closed) when the thread ends."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
         self.companion = _Companion()
 
     def __del__(self) -> None:
@@ -164,11 +163,11 @@ class _ThreadLoop:
         except RuntimeError:  # the interpreter is shutting down: no new work
             pass
         self.companion.shutdown(wait=False)
-        self.loop.close()
 
 
-def _thread_loop() -> _ThreadLoop:
-    owned: _ThreadLoop | None = getattr(_local, "owned", None)
-    if owned is None:
-        owned = _local.owned = _ThreadLoop()
-    return owned
+def _companion() -> _Companion:
+    """Return this worker thread's companion thread, started on first use."""
+    holder: _CompanionHolder | None = getattr(_local, "holder", None)
+    if holder is None:
+        holder = _local.holder = _CompanionHolder()
+    return holder.companion

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext
 
-__all__ = ["Resumed", "drive_in_this_thread", "first_step", "request_context"]
+__all__ = ["Resumed", "drive_in_this_thread", "first_step", "request_context", "thread_loop"]
 
 _T = TypeVar("_T")
 _local = threading.local()
@@ -43,7 +43,7 @@ _NOTED = ("main_event_loop", "main_event_loop_pid", "task_context")
 
 def drive_in_this_thread(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Return the coroutine's result, without a loop thread while it does not wait."""
-    loop = _thread_loop()
+    loop = thread_loop()
     caller = _CallerThread()
     context, sensitive = request_context(caller)
     # Sync work run here makes asgiref note this thread's "main" loop; an
@@ -195,8 +195,12 @@ class _OwnLoop:
         self.loop.close()
 
 
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    """Return this thread's own event loop, made on first use."""
+def thread_loop() -> asyncio.AbstractEventLoop:
+    """Return this thread's own event loop, made on first use (closed when the thread ends).
+
+    Shared by the sync view and ``McpWSGIApp``: a thread serves one request
+    at a time, so the loop is idle whenever either takes it.
+    """
     owned: _OwnLoop | None = getattr(_local, "owned", None)
     if owned is None:
         owned = _local.owned = _OwnLoop()
