@@ -3,12 +3,12 @@
 ``run_tool_task`` is a Django Tasks ``Task`` (Django 6's ``django.tasks``,
 else the ``django-tasks`` backport: ``pip install
 'django-mcp-toolkit[tasks]'``) bound to the ``MCP_TASK_BACKEND`` alias of
-``TASKS``. The dispatcher enqueues it with a task id when it answers a
-``tools/call`` with a task, and again when ``tasks/update`` has delivered
-every answer; it runs ``django_mcp.dispatcher.background.run`` wherever the
-backend runs jobs, so any backend works: an immediate one runs the tool
-inside the request, django-tasks-db's ``manage.py db_worker`` in a worker
-process.
+``TASKS``. ``enqueue()`` puts a run on it: the dispatcher calls it when it
+answers a ``tools/call`` with a task and when ``tasks/update`` has delivered
+every answer, and the job itself when its run must go on at once. The job
+runs ``django_mcp.dispatcher.background.run`` wherever the backend runs
+jobs, so any backend works: an immediate one runs the tool inside the
+request, django-tasks-db's ``manage.py db_worker`` in a worker process.
 
 The ``Task`` object is built on first access (not at import), so the
 setting is read when it is needed and this module imports without the
@@ -20,23 +20,50 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp.conf import get_settings
+from django_mcp.dispatcher import task_store
+from django_mcp.exceptions import InternalError
 
-__all__ = ["run_tool_task", "task_backend", "task_decorator"]
+__all__ = ["enqueue", "run_tool_task", "task_backend", "task_decorator"]
+
+logger = logging.getLogger(__name__)
 
 #: The job (a Tasks framework ``Task``), built by ``__getattr__`` on first use.
 run_tool_task: Any
 
 
 def _run(task_id: str) -> None:
+    # Imported when a job runs: the background run sits above the dispatcher
+    # package, which imports this module to enqueue.
     from django_mcp.dispatcher.background import run
 
-    async_to_sync(run)(task_id)
+    if async_to_sync(run)(task_id):
+        async_to_sync(enqueue)(task_id)
+
+
+async def enqueue(task_id: str) -> None:
+    """Enqueue a run of task ``task_id`` on the ``MCP_TASK_BACKEND`` backend.
+
+    A failure to enqueue fails the task and raises ``InternalError``.
+    """
+    from django_mcp.models import McpTask
+
+    try:
+        result = await _task_for(get_settings().task_backend).aenqueue(task_id)
+    except Exception as exc:
+        logger.exception(
+            "Could not enqueue task %s on Tasks backend %r", task_id, get_settings().task_backend
+        )
+        error = InternalError("The task could not be started")
+        await sync_to_async(task_store.finish)(task_id, error=task_store.error_object(error), running=False)
+        raise error from exc
+    await McpTask.objects.filter(pk=task_id).aupdate(job_id=str(result.id))
 
 
 # Workers find a job by the dotted path of its function: make that path name

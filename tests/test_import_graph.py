@@ -14,8 +14,10 @@ The graph is read from the source with ``ast``, without importing anything:
   package that re-exports its own submodules;
 * a module that imports itself adds no edge: it finds itself in
   ``sys.modules``, and a name it has not defined yet fails on first import;
-* dynamic imports (``importlib.import_module``, Django's
-  ``import_string``) are not seen.
+* a dynamic import of a literal name (``importlib.import_module("x")``,
+  ``import_module("x")``, Django's ``import_string("x.y")``, which imports
+  module ``x``) is an edge like ``import x`` written in a function; one of a
+  computed name cannot be seen.
 
 A cycle is a strongly connected component of more than one module. The
 layering rules (declarations and wire types never import a transport or the
@@ -65,6 +67,9 @@ class Import:
 Graph = dict[str, dict[str, list[Import]]]
 #: ``(import statement, local, type_only)`` as collected from one module.
 _Found = list[tuple[ast.Import | ast.ImportFrom, bool, bool]]
+#: The functions whose literal argument is a module (or, for
+#: ``import_string``, a dotted attribute path) they import.
+_DYNAMIC_IMPORTERS = {"import_module": False, "import_string": True}
 
 
 def _module_names(package_dir: Path) -> dict[str, Path]:
@@ -84,11 +89,30 @@ def _is_type_checking(test: ast.expr) -> bool:
     return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
+def _dynamic_import(node: ast.Call) -> ast.Import | None:
+    """Return ``import x`` for a call importing the literal module ``x``, else None."""
+    function = node.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    if name not in _DYNAMIC_IMPORTERS or not node.args:
+        return None
+    argument = node.args[0]
+    if not (isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
+        return None
+    module = argument.value.rpartition(".")[0] if _DYNAMIC_IMPORTERS[name] else argument.value
+    if not module:
+        return None
+    return ast.Import(names=[ast.alias(name=module)], lineno=node.lineno, col_offset=node.col_offset)
+
+
 def _collect(node: ast.AST, found: _Found, *, local: bool, type_only: bool) -> None:
     """Append ``(import node, local, type_only)`` for every import under ``node``."""
     if isinstance(node, ast.Import | ast.ImportFrom):
         found.append((node, local, type_only))
         return
+    if isinstance(node, ast.Call):
+        dynamic = _dynamic_import(node)
+        if dynamic is not None:
+            found.append((dynamic, True, type_only))
     if isinstance(node, ast.If) and _is_type_checking(node.test):
         for child in node.body:
             _collect(child, found, local=local, type_only=True)
@@ -371,6 +395,33 @@ def test_scanner_ignores_imports_under_type_checking_but_not_their_else(tmp_path
     assert cycles(graph) == []
     assert graph["pkg.a"] == {"pkg.c": [Import("pkg.a", "pkg.c", "pkg/a.py", 9)]}
     assert [(item.target, item.line) for item in imports if item.type_only] == [("pkg.b", 5), ("pkg.b", 7)]
+
+
+def test_scanner_counts_dynamic_imports_of_literal_names(tmp_path: Path) -> None:
+    package = _write_package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": """\
+                import importlib
+
+                def job():
+                    return importlib.import_module("pkg.b").run
+            """,
+            "pkg/b.py": """\
+                from django.utils.module_loading import import_string
+
+                def run(name):
+                    import_string(name)  # computed: not seen
+                    return import_string("pkg.c.VALUE")
+            """,
+            "pkg/c.py": "from pkg.a import job\n\nVALUE = 1\n",
+        },
+    )
+    graph = _edges(*scan_package(package))
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.c", "pkg.a"]]
+    assert graph["pkg.a"]["pkg.b"][0].where == "pkg/a.py:4 (in a function)"
+    assert graph["pkg.b"]["pkg.c"][0].where == "pkg/b.py:5 (in a function)"
 
 
 def test_scanner_counts_function_local_imports(tmp_path: Path) -> None:

@@ -52,7 +52,16 @@ import msgspec
 from django.core.signals import setting_changed
 
 from django_mcp.conf import McpSettings, get_settings
-from django_mcp.dispatcher import completion, lifecycle, prompts, resources, subscriptions, tasks, tools
+from django_mcp.dispatcher import (
+    completion,
+    lifecycle,
+    prompts,
+    resources,
+    subscriptions,
+    tasks,
+    tool_calls,
+    tools,
+)
 from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams, ServerBusy, TooManyStreams
 from django_mcp.dispatcher.codec import (
     Envelope,
@@ -331,7 +340,7 @@ class Dispatcher:
         name = envelope.params.get("name")
         if not isinstance(name, str):
             return None
-        return await tools.visible_tool(self.compiled, name, self._request(envelope, ctx, None))
+        return await tool_calls.visible_tool(self.compiled, name, self._request(envelope, ctx, None))
 
     def asks_input(self, method: str) -> bool:
         """Return True when ``method`` may need input from the client."""

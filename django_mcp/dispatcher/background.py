@@ -4,7 +4,7 @@
 in a web process (an immediate backend) or a worker process (``manage.py
 db_worker`` of django-tasks-db, ...). In order:
 
-1. Claim the task (``tasks.claim``): only a working task nobody runs is
+1. Claim the task (``task_store.claim``): only a working task nobody runs is
    run; one cancelled before it started ends ``cancelled``.
 2. Rebuild the call from the stored task: the server (compiled in this
    process, else imported by its dotted path), the tool, the caller (the
@@ -14,9 +14,11 @@ db_worker`` of django-tasks-db, ...). In order:
    (``request.request_state``) and ``request.task`` (a ``TaskHandle``). No
    progress or log notification reaches anyone: the request has been
    answered.
-3. The caller must still be allowed to use the tool (else the task fails
+3. The call is admitted again, by the gate a request passes
+   (``tool_calls.admit``, without counting the rate limit a second time):
+   the caller must still be allowed to use the tool (else the task fails
    with -32602) and the arguments are validated again.
-4. The handler runs through ``tools.run_handler``, exactly as in a request.
+4. The handler runs through ``tool_calls.run``, exactly as in a request.
    Every ``CANCEL_CHECK_INTERVAL`` seconds the run writes a new
    ``request.task.status_message`` and looks for a cancellation: it sets
    ``request.task.cancelled`` and cancels an async handler at its next
@@ -26,8 +28,9 @@ db_worker`` of django-tasks-db, ...). In order:
 5. The outcome is stored: a ``CallToolResult`` completes the task (tool
    errors too), an ``McpError`` fails it with that JSON-RPC error, a
    cancellation cancels it, and ``input_required(...)`` makes it wait for
-   ``tasks/update`` (then a new run starts with the answers). A result over
-   ``MCP_MAX_RESPONSE_SIZE`` fails it with -32603.
+   ``tasks/update``; ``run`` returns True when the run must go on at once
+   (the job enqueues it again). A result over ``MCP_MAX_RESPONSE_SIZE``
+   fails it with -32603.
 """
 
 from __future__ import annotations
@@ -44,12 +47,10 @@ from django.db import connections
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher import tasks
+from django_mcp.dispatcher import task_store, tool_calls
 from django_mcp.dispatcher.codec import Envelope
 from django_mcp.dispatcher.context import Call, CallContext
-from django_mcp.dispatcher.tools import payload_for, run_handler, visible_tool
-from django_mcp.exceptions import InternalError, InvalidParams, McpError, SchemaValidationError, TaskCancelled
-from django_mcp.protocol.content import TextContent
+from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer, compiled_server
@@ -67,41 +68,37 @@ CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
 _encoder = msgspec.json.Encoder()
 
 
-async def run(task_id: str) -> None:
-    """Run task ``task_id``'s tool call and store its outcome."""
-    record = await sync_to_async(tasks.claim)(task_id)
+async def run(task_id: str) -> bool:
+    """Run task ``task_id``'s tool call and store its outcome.
+
+    Return True when the task must run again at once (it asked for state
+    only, no input).
+    """
+    record = await sync_to_async(task_store.claim)(task_id)
     if record is None:
-        return
+        return False
     try:
-        again = await _run(record)
+        return await _run(record)
     except BaseException:
         # Never leave the task marked running when this run dies.
         error = InternalError("The task's run ended unexpectedly")
-        await sync_to_async(tasks.finish)(task_id, error=tasks.error_object(error))
+        await sync_to_async(task_store.finish)(task_id, error=task_store.error_object(error))
         raise
-    if again:
-        await tasks.enqueue(task_id, get_settings())
 
 
 async def _run(record: McpTask) -> bool:
     """Run the claimed task; return True when it must run again at once."""
     task_id = record.pk
-    handle = tasks.TaskHandle(task_id)
+    handle = task_store.TaskHandle(task_id)
     try:
         call = await _rebuild(record, handle)
-        entry = await visible_tool(call.compiled, record.tool, call.request)
-        if entry is None:
-            raise InvalidParams(f"Unknown tool: {record.tool}")
-        arguments = call.params["arguments"]
-        try:
-            payload = await payload_for(entry, arguments)
-        except SchemaValidationError as exc:
-            result: CallToolResult | InputRequiredResult = CallToolResult(
-                content=(TextContent(text=f"Invalid tool arguments: {exc}"),), isError=True
-            )
+        admitted = await tool_calls.admit(call, count_rate=False)
+        if isinstance(admitted, CallToolResult):
+            result: CallToolResult | InputRequiredResult = admitted
         else:
-            work = asyncio.ensure_future(run_handler(call, entry, payload, arguments))
-            result = await _watch(work, handle, cancel_work=entry.handler.kind in ("async", "asyncgen"))
+            work = asyncio.ensure_future(tool_calls.run(call, admitted))
+            kind = admitted.entry.handler.kind
+            result = await _watch(work, handle, cancel_work=kind in ("async", "asyncgen"))
     except TaskCancelled:
         await _end(handle, cancelled=True)
         return False
@@ -111,15 +108,19 @@ async def _run(record: McpTask) -> bool:
         await _end(handle, cancelled=True)
         return False
     except McpError as error:
-        await _end(handle, error=tasks.error_object(error))
+        await _end(handle, error=task_store.error_object(error))
         return False
     if isinstance(result, InputRequiredResult):
         await _flush(handle)
-        return await sync_to_async(tasks.park)(task_id, result.input_requests or {}, result.request_state)
+        return await sync_to_async(task_store.park)(
+            task_id, result.input_requests or {}, result.request_state
+        )
     value = msgspec.to_builtins(result)
     if len(_encoder.encode(value)) > get_settings().limits.max_response_size:
         logger.error("Result of task %s (tool %r) exceeds MCP_MAX_RESPONSE_SIZE", task_id, record.tool)
-        await _end(handle, error=tasks.error_object(InternalError("Result exceeds MCP_MAX_RESPONSE_SIZE")))
+        await _end(
+            handle, error=task_store.error_object(InternalError("Result exceeds MCP_MAX_RESPONSE_SIZE"))
+        )
         return False
     await _end(handle, result=value)
     return False
@@ -142,7 +143,10 @@ def _aside(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
 
 
 async def _watch(
-    work: asyncio.Future[CallToolResult | InputRequiredResult], handle: tasks.TaskHandle, *, cancel_work: bool
+    work: asyncio.Future[CallToolResult | InputRequiredResult],
+    handle: task_store.TaskHandle,
+    *,
+    cancel_work: bool,
 ) -> CallToolResult | InputRequiredResult:
     """Wait for ``work``, writing status messages and watching for a cancellation."""
     try:
@@ -151,7 +155,7 @@ async def _watch(
             if done:
                 return work.result()
             await _flush(handle)
-            if not handle.cancelled and await _aside(tasks.cancel_requested)(handle.id):
+            if not handle.cancelled and await _aside(task_store.cancel_requested)(handle.id):
                 handle.mark_cancelled()
                 if cancel_work:
                     work.cancel()
@@ -160,18 +164,18 @@ async def _watch(
             work.cancel()
 
 
-async def _flush(handle: tasks.TaskHandle) -> None:
+async def _flush(handle: task_store.TaskHandle) -> None:
     message = handle.take_status_message()
     if message is not None:
-        await _aside(tasks.report)(handle.id, message)
+        await _aside(task_store.report)(handle.id, message)
 
 
-async def _end(handle: tasks.TaskHandle, **outcome: Any) -> None:
+async def _end(handle: task_store.TaskHandle, **outcome: Any) -> None:
     await _flush(handle)
-    await sync_to_async(tasks.finish)(handle.id, **outcome)
+    await sync_to_async(task_store.finish)(handle.id, **outcome)
 
 
-async def _rebuild(record: McpTask, handle: tasks.TaskHandle) -> Call:
+async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:
     """Return the ``Call`` the stored task describes, as its handler sees it."""
     compiled = _server(record.server)
     stored = record.call

@@ -23,7 +23,7 @@ from django_mcp.dispatcher.codec import Envelope, is_valid_id
 from django_mcp.exceptions import HeaderMismatch, InvalidParams, UnsupportedProtocolVersion
 from django_mcp.protocol.versions import MODERN_VERSIONS
 from django_mcp.request import LOG_LEVELS, McpRequest
-from django_mcp.server.compiler import CompiledServer
+from django_mcp.server.compiler import CompiledServer, CompiledTool
 
 if TYPE_CHECKING:
     from django_mcp.conf import McpSettings
@@ -82,6 +82,9 @@ class CallContext:
     client_request: ClientRequest | None = None
     #: Legacy only: the session (log level, resource subscriptions).
     session: Any = None
+    #: The transport's own check of a ``tools/call`` of a tool the caller may
+    #: use (HTTP: the ``Mcp-Param-*`` headers); raises an ``McpError``.
+    check_call: Callable[[CompiledTool, dict[str, Any]], None] | None = None
 
 
 @dataclasses.dataclass(slots=True)

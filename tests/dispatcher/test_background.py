@@ -21,7 +21,7 @@ from django.test import override_settings
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
 from django_mcp.dispatcher import background
-from django_mcp.dispatcher.tasks import claim
+from django_mcp.dispatcher.task_store import claim
 from django_mcp.inputs import input_required
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
@@ -222,11 +222,12 @@ async def test_a_task_runs_once_whoever_else_tries() -> None:
     assert await asyncio.to_thread(claim, task_id) is None
 
 
-async def test_state_only_input_runs_the_handler_again_with_its_state() -> None:
+async def test_state_only_input_asks_for_another_run_which_gets_its_state() -> None:
     task_id = await create("checkpoint")
 
-    with override_settings(MCP_TASK_BACKEND="default"):
-        await background.run(task_id)
+    again = await background.run(task_id)
+    assert again is True
+    assert await background.run(task_id) is False
 
     state = await poll(task_id)
     assert state["result"]["content"] == [{"type": "text", "text": "resumed at step 1"}]

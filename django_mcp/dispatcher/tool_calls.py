@@ -1,0 +1,209 @@
+"""One tool call, admitted and run: shared by a request and a task's run.
+
+``admit()`` is the gate every ``tools/call`` passes, whether a request
+serves it now (``tools.py``) or a Tasks framework worker runs it later
+(``background.py``), in order (MCP 2026-07-28 server/tools):
+
+1. ``params.name`` must name a tool this caller may use; an unknown and a
+   hidden tool answer the same -32602 "Unknown tool", at the same cost (an
+   unknown name costs the permission lookup a hidden tool would).
+2. A transport's own check of the call (``CallContext.check_call``: over
+   HTTP, the ``Mcp-Param-*`` headers) runs for that tool only, so a hidden
+   tool answers like an unknown one.
+3. ``MCP_RATE_LIMIT`` is counted for the caller (requests only: a task was
+   counted when it was created); over it, an ``isError`` result "Rate limit
+   exceeded".
+4. ``params.arguments`` (an object, default ``{}``) is validated against
+   the tool's input: a ``Schema`` (types, constraints and rules) or a raw
+   JSON Schema; a failure is an ``isError`` result "Invalid tool arguments:
+   <path>: <problem>". A retry's ``inputResponses``/``requestState`` are
+   verified and handed to the handler (multi round-trip requests).
+
+``run()`` then runs the handler (sync handlers in a thread; yielded
+progress becomes ``notifications/progress``) and shapes what it returned
+into a ``CallToolResult`` (or ``InputRequiredResult``, whose
+``requestState`` is sealed), checking structured content against the
+output schema. An unexpected exception is logged and answered as
+``isError`` "Tool execution failed", never with its text; ``McpError``
+passes through as a JSON-RPC error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from django_mcp.auth import find_usable
+from django_mcp.dispatcher.context import Call
+from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
+from django_mcp.dispatcher.invoke import invoke, report_failure
+from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
+from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
+from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.content import TextContent
+from django_mcp.protocol.results import CallToolResult, InputRequiredResult
+from django_mcp.ratelimit import allow_tool_call
+from django_mcp.request import McpRequest
+from django_mcp.response import McpResponse, merge_meta
+from django_mcp.schemas import Schema, schema_error, validate
+from django_mcp.server.compiler import CompiledServer, CompiledTool
+
+__all__ = ["Admitted", "admit", "payload_for", "run", "tool_error", "tool_result", "visible_tool"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Admitted:
+    """A tool call past every gate: the tool, its arguments and their validated payload."""
+
+    entry: CompiledTool
+    arguments: dict[str, Any]
+    payload: Any
+
+
+async def visible_tool(compiled: CompiledServer, name: object, request: McpRequest) -> CompiledTool | None:
+    """Return the tool ``name`` names if this caller may use it, else None.
+
+    An unknown (or non-string) name costs the permission lookup a hidden
+    tool would.
+    """
+    return await find_usable(compiled.tools, name, request)
+
+
+async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolResult:
+    """Pass a ``tools/call`` through the gates; an ``isError`` result when one refuses it.
+
+    ``count_rate`` is False for a task's run, counted when it was created.
+
+    Raises:
+        InvalidParams: an unknown, hidden or non-string name; arguments that
+            are not an object; a bad retry.
+        HeaderMismatch: the transport's own check refused the call.
+    """
+    params = call.params
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise InvalidParams("tools/call needs a string name")
+    entry = await visible_tool(call.compiled, name, call.request)
+    if entry is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("tools/call arguments must be an object")
+    if call.ctx.check_call is not None:
+        call.ctx.check_call(entry, arguments)
+    rate = call.settings.rate_limit
+    if count_rate and rate is not None and not await allow_tool_call(call.request, name, rate=rate):
+        return tool_error("Rate limit exceeded: retry later")
+    if "inputResponses" in params or "requestState" in params:
+        await attach_inputs(call, target=name, arguments=arguments)
+    try:
+        payload = await payload_for(entry, arguments)
+    except SchemaValidationError as exc:
+        return tool_error(f"Invalid tool arguments: {exc}")
+    return Admitted(entry, arguments, payload)
+
+
+async def run(call: Call, admitted: Admitted) -> CallToolResult | InputRequiredResult:
+    """Run the admitted call's handler and return its result (tool failures are ``isError``).
+
+    An ``InputRequiredResult`` is checked and its ``requestState`` sealed,
+    except in a call running as a task, which keeps its state itself.
+    """
+    entry = admitted.entry
+    try:
+        produced = await invoke(
+            entry.component, entry.handler, call.request, payload=admitted.payload, emit=call.emit
+        )
+        result = tool_result(produced)
+        if isinstance(result, InputRequiredResult):
+            if call.request.task is not None:
+                check_input_requests(result, call.request)
+                return result
+            return finish_input_required(call, result, target=entry.name, arguments=admitted.arguments)
+        if not result.isError and entry.output_type is not None:
+            await _check_output(entry, result)
+        return result
+    except McpError:
+        raise
+    except Exception as exc:  # a tool failure is a result, not a protocol error
+        report_failure(call.request, exc, f"tool {entry.name!r}")
+        return tool_error("Tool execution failed")
+
+
+def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
+    """Return the tool result for what a handler ``produced``."""
+    if not produced or not all(type(item) is McpResponse for item in produced):
+        special = only_result(produced, CallToolResult, "tool")
+        if special is not None:
+            return special  # type: ignore[no-any-return]
+        check_responses(produced, "tool")  # raises: something else was returned
+    content: list[Any] = []
+    structured: Any = UNSET
+    is_error = with_meta = False
+    for response in produced:
+        if response.structured_content is not UNSET:
+            if structured is not UNSET:
+                raise ShapeError("a tool may return only one structured() result per call")
+            structured = response.structured_content
+        content.extend(response.content)
+        is_error = is_error or response.is_error
+        with_meta = with_meta or bool(response.meta)
+    return CallToolResult(
+        content=tuple(content),
+        structuredContent=structured,
+        isError=is_error,
+        meta=(merge_meta(produced) or UNSET) if with_meta else UNSET,
+    )
+
+
+def tool_error(message: str) -> CallToolResult:
+    """Return an ``isError`` result carrying ``message``."""
+    return CallToolResult(content=(TextContent(text=message),), isError=True)
+
+
+async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
+    """Return the tool's validated payload built from ``arguments``.
+
+    Raises:
+        SchemaValidationError: the arguments do not fit the tool's input.
+    """
+    input_type = entry.input_type
+    if input_type is None:
+        if arguments:
+            raise SchemaValidationError([(key, "unknown field") for key in sorted(arguments)])
+        return None
+    if entry.input_validator is not None:  # a raw JSON Schema
+        entry.input_validator(arguments)
+        return arguments
+    if entry.input_rules:
+        return await validate(input_type, arguments)
+    # Decoded JSON is already plain: one msgspec pass validates and builds it.
+    try:
+        return msgspec.convert(arguments, input_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise schema_error(exc) from None
+
+
+async def _check_output(entry: CompiledTool, result: CallToolResult) -> None:
+    if result.structuredContent is UNSET:
+        raise ShapeError(
+            f"tool {entry.name!r} declares an output schema but returned no structured() content"
+        )
+    output_type = entry.output_type
+    try:
+        if entry.output_validator is not None:
+            entry.output_validator(result.structuredContent)
+        elif isinstance(output_type, type) and issubclass(output_type, Schema):
+            await validate(output_type, result.structuredContent)
+        else:
+            msgspec.convert(result.structuredContent, output_type, strict=True)
+    except (SchemaValidationError, msgspec.ValidationError) as exc:
+        raise ShapeError(f"tool {entry.name!r} output does not match its output schema: {exc}") from None
