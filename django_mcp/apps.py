@@ -1,4 +1,4 @@
-"""App configuration: autodiscover ``mcp`` modules, register checks, install the view."""
+"""App configuration: autodiscover ``mcp`` modules, register checks."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ class DjangoMcpConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Import the system checks, the HTTP transport and every ``mcp`` module."""
+        """Import the system checks and every ``mcp`` module."""
         from django_mcp import checks  # noqa: F401  (registers the checks)
         from django_mcp.registry import autodiscover
-        from django_mcp.transports import http  # noqa: F401  (installs Server.as_view())
 
         autodiscover()

@@ -1,40 +1,11 @@
 """Serve MCP endpoints without Django's request handler: ``McpASGIApp``.
 
 ``McpASGIApp`` wraps the project's ASGI application. A request to an MCP
-endpoint (a path that resolves, through ``ROOT_URLCONF``, to an ``McpView``:
-``Server.as_view()``, ``django_mcp.urls``; the verdict is cached per path)
+endpoint (a path that resolves, through ``ROOT_URLCONF``, to a view of
+``Server.as_view()`` or ``django_mcp.urls``; the verdict is cached per path)
 is served here; everything else (the admin, the site, WebSocket and
-lifespan events) goes to the wrapped application untouched.
-
-An MCP request is served by the view itself: the body is read here, a real
-``ASGIRequest`` is built from the scope, the session and authentication
-middleware set ``request.session``, ``request.user`` and ``request.auser``
-as Django would, and the view function is awaited
-(``django_mcp.transports._direct`` lists which middleware run). So every
-rule, limit, header and error is the view's. What is left out is Django's
-per-request machinery: the ``request_started`` and ``request_finished``
-signals (and their thread hops) and the middleware an MCP endpoint does not
-use. A request's sync work (the session lookup, the ORM, a sync tool)
-runs, as under Django's handler, in a thread of the request's own; but
-that thread is lent from a pool (``SYNC_THREADS``, up to 64 kept idle)
-rather than started and joined for every request, and its old database
-connections are closed after the request as ``request_finished`` would
-(``close_old_connections``), so ``CONN_MAX_AGE`` connections live on.
-
-Oversized requests are refused before their body is read:
-
-* a ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE``: 413 at once;
-* no ``Content-Length`` (a chunked body): counted as it arrives, 413 as
-  soon as it passes the limit.
-
-That 413 is the view's own answer (JSON-RPC -32600 without an ``id``), sent
-with ``Connection: close`` since the rest of the body is never read. It
-comes before the Host, Origin and authentication checks.
-
-Responses are sent as Django's handler sends them; a stream's chunks as
-they come, and a client that disconnects cancels the request (and closes
-the stream) as under Django. Wrap the application in the project's
-``asgi.py``::
+lifespan events) goes to the wrapped application untouched. Wrap the
+application in the project's ``asgi.py``::
 
     from django.core.asgi import get_asgi_application
 
@@ -42,8 +13,35 @@ the stream) as under Django. Wrap the application in the project's
 
     application = McpASGIApp(get_asgi_application())
 
+An MCP request is answered by the same endpoint as the view
+(``django_mcp.transports._endpoint``): this module only translates the ASGI
+scope and messages into an ``HttpExchange`` and its ``HttpReply`` back into
+messages, so every rule, limit, header and error is the view's. No Django
+``HttpRequest`` or ``HttpResponse`` is built for it, no middleware runs and
+no ``request_started``/``request_finished`` signal is sent: the endpoint
+applies ``ALLOWED_HOSTS``, the proxy settings and the session cookie itself
+(``_origin.py``, ``_identity.py``), and Django's request is built only when
+something asks for it (an authentication backend, ``MCP_CLIENT_IP``, a
+handler reading ``request.http_request``).
+
+A request's thread-sensitive sync work (a session looked up, the ORM, a
+sync tool) runs in a thread of its own, as under Django's handler, but that
+thread is lent from a pool (``_threads.REQUEST_THREADS``) and its old
+database connections are closed when it is given back, so ``CONN_MAX_AGE``
+connections live on. A long-lived stream gives its thread back as soon as
+it starts.
+
+The body: a ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE`` is refused
+(413) before any of it is read, a chunked body as soon as it passes the
+limit; the refusal is sent, then what the client still sends is read and
+discarded (at most ``DRAIN_BYTES``, ``DRAIN_SECONDS``) so the answer
+reaches it rather than a connection reset. A client that disconnects
+cancels its request (and closes its stream), as under Django.
+
 ``McpASGIApp(app, direct=False)`` only refuses oversized requests and hands
 every request to ``app`` (the plain view under Django's handler).
+Constructing either loads the URLconf: a server mounted with ``as_view()``
+that does not compile stops the application from starting.
 """
 
 from __future__ import annotations
@@ -51,42 +49,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import logging
-import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any, Final, TypeVar
+from collections.abc import AsyncIterator
+from typing import Final
 
-from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
-from django.db import close_old_connections, connections
-from django.http import HttpResponse, StreamingHttpResponse
-from django.http.response import HttpResponseBase
-from django.urls import set_script_prefix
+from django.urls import get_resolver, set_script_prefix
 
+from django_mcp._types import ASGIApp, Message, Receive, Scope, Send
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher.codec import encode_error
-from django_mcp.exceptions import InvalidRequest
-from django_mcp.transports._direct import Endpoint, endpoint, request_error, serve
+from django_mcp.registry import registry
+from django_mcp.transports._body import DRAIN_SECONDS, BodyTooLarge, ChunkedBody, declared_length
+from django_mcp.transports._endpoint import Endpoint
+from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._origin import request_scheme
+from django_mcp.transports._replies import too_large
+from django_mcp.transports._threads import REQUEST_THREADS, Lease
+from django_mcp.transports.http import endpoint_at
 
 __all__ = ["McpASGIApp"]
 
-logger = logging.getLogger(__name__)
-_T = TypeVar("_T")
-
-# As django-stubs types Django's ASGIHandler, so that it can be wrapped.
-Scope = dict[str, Any]
-Message = Mapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
 #: Bytes per ``http.response.body`` message (Django's ``ASGIHandler.chunk_size``).
-CHUNK_SIZE = 2**16
+CHUNK_SIZE: Final = 2**16
 
 
-class _Disconnected(Exception):
-    """The client went away."""
+class _Gone(BaseException):
+    """The client went away (an ``http.disconnect``): nobody to answer."""
 
 
 class McpASGIApp:
@@ -99,201 +88,146 @@ class McpASGIApp:
     def __init__(self, app: ASGIApp, *, direct: bool = True) -> None:
         self.app = app
         self.direct = direct
+        get_resolver().url_patterns  # noqa: B018 - loads the URLconf: as_view() compiles its servers
+        registry.check_mounted()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        found = endpoint(_path_info(scope))
-        if found is None:
+        endpoint = endpoint_at(_path_info(scope))
+        if endpoint is None:
             await self.app(scope, receive, send)
-            return
-        limit = get_settings().limits.max_request_size
-        declared = _content_length(scope)
-        if declared is not None and declared > limit:
-            await _refuse(send)
-            return
-        if declared is not None and not self.direct:
-            await self.app(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
+        elif self.direct:
+            await _serve(endpoint, scope, receive, send)
+        else:
+            await _size_checked(self.app, scope, receive, send)
+
+
+async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send) -> None:
+    """Serve one MCP request with the endpoint; a disconnect cancels it, as in Django's ``ASGIHandler``."""
+    set_script_prefix(get_script_prefix(scope))
+    connection = _Connection(receive)
+    exchange = _exchange_of(scope, connection)
+    lease = REQUEST_THREADS.lease()
+    try:
+        async with ThreadSensitiveContext(executor=lease):
+            try:
+                reply = await endpoint.serve(exchange)
+                await _send_reply(reply, send, lease, exchange)
+            except _Gone:
                 return  # gone before its request was complete: nobody to answer
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await _refuse(send)
-                return
-            chunks.append(chunk)
+            except asyncio.CancelledError:
+                if not connection.gone:
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]  # cancelled for the client that left
+            finally:
+                connection.stop_listening()
+    finally:
+        lease.release()
+
+
+def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
+    headers = McpHeaders.from_asgi(scope["headers"])
+    client = scope.get("client")
+    server = scope.get("server") or ("", "")
+    return HttpExchange(
+        method=scope["method"],
+        path=scope["path"],
+        headers=headers,
+        body=ChunkedBody(connection.body(), declared=declared_length(headers.joined("content-length"))),
+        client=client[0] if client else None,
+        scheme=request_scheme(scope.get("scheme", "http"), headers),
+        server=(str(server[0]), str(server[1] if server[1] is not None else "")),
+        can_stream=True,
+        build_request=lambda exchange: ASGIRequest(scope, io.BytesIO(exchange.body_bytes)),
+    )
+
+
+class _Connection:
+    """One connection's ``receive``: the body, then a watch for the client leaving."""
+
+    def __init__(self, receive: Receive, *, listen: bool = True) -> None:
+        self.receive = receive
+        self.listen = listen
+        self.gone = False
+        self._listening: asyncio.Task[None] | None = None
+        self._served = asyncio.current_task()
+
+    async def body(self) -> AsyncIterator[bytes]:
+        """Yield the body's chunks; once complete, watch for a disconnect."""
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                self.gone = True
+                raise _Gone
+            yield message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        if not self.direct:
-            await self.app(scope, _replay(body, receive), send)
-            return
-        # As under Django's handler, the request's thread-sensitive sync work
-        # (session, ORM, a sync tool) runs in a thread of its own; here one
-        # lent from SYNC_THREADS for the request, kept for a later one.
-        context = ThreadSensitiveContext()
-        token = SyncToAsync.thread_sensitive_context.set(context)
-        lease = _Lease()
-        SyncToAsync.context_to_thread_executor[context] = lease
-        try:
-            await _answer(scope, body, found, receive, send)
-        finally:
-            SyncToAsync.context_to_thread_executor.pop(context, None)  # gone if a stream let it go
-            SyncToAsync.thread_sensitive_context.reset(token)
-            await lease.finish()
+        if self.listen:
+            self._listen()
+
+    def _listen(self) -> None:
+        # The request runs in the serving task; this one waits for the client
+        # to go away meanwhile and then cancels it (one task per request where
+        # Django's handler makes two and waits on both).
+        served = self._served
+
+        def listened(listener: asyncio.Task[None]) -> None:
+            if not listener.cancelled() and isinstance(listener.exception(), _Gone):
+                self.gone = True
+                if served is not None:
+                    served.cancel()
+
+        self._listening = asyncio.create_task(self._disconnected())
+        self._listening.add_done_callback(listened)
+
+    async def _disconnected(self) -> None:
+        message = await self.receive()
+        if message["type"] == "http.disconnect":
+            raise _Gone
+        raise AssertionError(f"Invalid ASGI message after request body: {message['type']}")
+
+    def stop_listening(self) -> None:
+        """Stop watching for a disconnect (the request is over)."""
+        if self._listening is not None:
+            self._listening.cancel()
 
 
-class _Lease(Executor):
-    """A request's sync thread: taken from ``SYNC_THREADS`` when first needed.
-
-    ``finish`` closes old database connections there, as
-    ``request_finished`` would, and gives the thread back. A stream lets
-    its thread go early (``release_request_thread``: ``shutdown``).
-    """
-
-    __slots__ = ("executor",)
-
-    def __init__(self) -> None:
-        self.executor: ThreadPoolExecutor | None = None
-
-    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
-        """Run ``fn`` in the request's sync thread."""
-        if self.executor is None:
-            self.executor = SYNC_THREADS.take()
-        return self.executor.submit(fn, *args, **kwargs)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: FBT001, FBT002 - as Executor
-        """Give the thread back once the work already submitted is done."""
-        executor, self.executor = self.executor, None
-        if executor is not None:
-            executor.submit(SYNC_THREADS.give_back, executor)
-
-    async def finish(self) -> None:
-        """End the request: close its old connections, give its thread back."""
-        executor, self.executor = self.executor, None
-        if executor is not None:
-            await asyncio.wrap_future(executor.submit(close_old_connections))
-            SYNC_THREADS.give_back(executor)
-
-
-class _SyncThreads:
-    """Single-thread executors lent to requests; at most ``keep`` wait idle."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep = keep
-        self.idle: list[ThreadPoolExecutor] = []
-        self.lock = threading.Lock()
-
-    def take(self) -> ThreadPoolExecutor:
-        with self.lock:
-            if self.idle:
-                return self.idle.pop()
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-asgi-sync")
-
-    def give_back(self, executor: ThreadPoolExecutor) -> None:
-        with self.lock:
-            if len(self.idle) < self.keep:
-                self.idle.append(executor)
-                return
-        _retire(executor)
-
-    def clear(self) -> None:
-        """Let every idle thread go (its connections closed)."""
-        with self.lock:
-            idle, self.idle = self.idle, []
-        for executor in idle:
-            _retire(executor)
-
-
-def _retire(executor: ThreadPoolExecutor) -> None:
-    executor.submit(connections.close_all)
-    executor.shutdown(wait=False)
-
-
-#: The threads requests run their sync work in (Django starts one per request).
-SYNC_THREADS: Final = _SyncThreads(keep=64)
-
-
-async def _answer(scope: Scope, body: bytes, found: Endpoint, receive: Receive, send: Send) -> None:
-    """Serve one MCP request; a disconnect cancels it, as in Django's ``ASGIHandler``."""
-    set_script_prefix(get_script_prefix(scope))
-    try:
-        request: ASGIRequest | None = ASGIRequest(scope, io.BytesIO(body))
-    except UnicodeDecodeError:
-        logger.warning("Bad Request (UnicodeDecodeError)", exc_info=True)
-        request = None
-    if request is None:
-        await _send_response(request_error(400), send)
+async def _send_reply(reply: HttpReply, send: Send, lease: Lease, exchange: HttpExchange) -> None:
+    """Send the endpoint's ``reply``: one body, or an event stream chunk by chunk."""
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in reply.headers]
+    if reply.stream is None:
+        headers.append((b"content-length", str(len(reply.body)).encode("ascii")))
+        if reply.refused_early:
+            headers.append((b"connection", b"close"))
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        await send({"type": "http.response.body", "body": reply.body})
+        if reply.refused_early:
+            await _drain(exchange)
         return
-
-    # The request runs in this task; a listener task waits for the client
-    # to go away meanwhile and then cancels it (one task per request where
-    # Django's handler makes two and waits on both).
-    this = asyncio.current_task()
-    assert this is not None
-    gone = False
-
-    def on_listened(listener: asyncio.Task[None]) -> None:
-        nonlocal gone
-        if not listener.cancelled() and isinstance(listener.exception(), _Disconnected):
-            gone = True
-            this.cancel()
-
-    listening = asyncio.create_task(_listen_for_disconnect(receive))
-    listening.add_done_callback(on_listened)
+    if reply.long_lived:
+        lease.release()  # an idle stream holds no thread of its own
     try:
-        response = await serve(request, found)
-        await _send_response(response, send)
-    except asyncio.CancelledError:
-        if not gone:
-            raise
-        this.uncancel()  # cancelled for the client that left: nobody to answer
-        return
-    finally:
-        listening.remove_done_callback(on_listened)
-        listening.cancel()
-    if response.streaming:
-        # A stream's close() frees what it holds (a session's stream slot)
-        # and sends request_finished: sync work, off the event loop.
-        await sync_to_async(response.close)()
-
-
-async def _listen_for_disconnect(receive: Receive) -> None:
-    message = await receive()
-    if message["type"] == "http.disconnect":
-        raise _Disconnected
-    raise AssertionError(f"Invalid ASGI message after request body: {message['type']}")
-
-
-async def _send_response(response: HttpResponseBase, send: Send) -> None:
-    """Send ``response`` as Django's ``ASGIHandler.send_response`` does."""
-    headers = [(name.encode("ascii"), value.encode("latin1")) for name, value in response.items()]
-    for cookie in response.cookies.values():
-        headers.append((b"Set-Cookie", cookie.output(header="").encode("ascii").strip()))
-    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
-    if isinstance(response, StreamingHttpResponse):
-        content: AsyncIterator[bytes] = aiter(response)
-        async with contextlib.aclosing(content):  # type: ignore[type-var]
-            async for part in content:
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        async with contextlib.aclosing(reply.stream):  # type: ignore[type-var]
+            async for part in reply.stream:
                 for start in range(0, len(part), CHUNK_SIZE):
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": part[start : start + CHUNK_SIZE],
-                            "more_body": True,
-                        }
-                    )
+                    chunk = part[start : start + CHUNK_SIZE]
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body"})
-    else:
-        assert isinstance(response, HttpResponse)
-        await send({"type": "http.response.body", "body": response.content})
+    finally:
+        if reply.closed is not None:
+            # Frees what the stream held (a session's stream slot): sync work.
+            await sync_to_async(reply.closed)()
+
+
+async def _drain(exchange: HttpExchange) -> None:
+    """Read and discard what the client still sends of a refused body (bounded)."""
+    with contextlib.suppress(TimeoutError, _Gone):
+        async with asyncio.timeout(DRAIN_SECONDS):
+            await exchange.body.drain()
 
 
 def _path_info(scope: Scope) -> str:
@@ -303,22 +237,29 @@ def _path_info(scope: Scope) -> str:
     return path.removeprefix(script_name) if script_name else path
 
 
-def _content_length(scope: Scope) -> int | None:
-    for name, value in scope["headers"]:
-        if name.lower() == b"content-length":
-            return int(value) if value.isdigit() else None
-    return None
+# ------------------------------------------------------------ direct=False
 
 
-async def _refuse(send: Send) -> None:
-    body = encode_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"))
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode("ascii")),
-        (b"connection", b"close"),
-    ]
-    await send({"type": "http.response.start", "status": 413, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """Hand an MCP request to ``app`` once its body is known to be within the limit."""
+    limit = get_settings().limits.max_request_size
+    headers = McpHeaders.from_asgi(scope["headers"])
+    declared = declared_length(headers.joined("content-length"))
+    connection = _Connection(receive, listen=False)
+    body = ChunkedBody(connection.body(), declared=declared)
+    if declared is not None and declared <= limit:
+        await app(scope, receive, send)
+        return
+    try:
+        data = await body.read(limit)
+    except _Gone:
+        return
+    except BodyTooLarge as error:
+        reply = too_large(error)
+        exchange = HttpExchange(method=scope["method"], path=scope["path"], headers=headers, body=body)
+        await _send_reply(reply, send, REQUEST_THREADS.lease(), exchange)
+        return
+    await app(scope, _replay(data, receive), send)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

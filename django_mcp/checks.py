@@ -28,7 +28,8 @@ Settings (``check_settings``):
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
 
-Servers (``check_servers``): ``E015`` a registered server does not compile;
+Servers (``check_servers``): ``E015`` a registered server, or one mounted
+with ``as_view()``, does not compile;
 ``E018`` a server needs the caller's identity but ``django.contrib.auth`` is
 not installed;
 ``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user);
@@ -43,13 +44,15 @@ Deployment (``manage.py check --deploy``):
 ``W004`` ``MCP_SESSION_CACHE`` shares the rate-limit counters' culling cache
 ``W005`` ``MCP_SESSION_CACHE`` is a per-process (or dummy) cache
 ``W006`` tasks run on an immediate (in the request) or dummy (never) backend
+``W013`` ``CommonMiddleware`` would answer a disallowed ``Host`` with HTML
+         (``handler400`` is not ``django_mcp.views.bad_request``)
 """
 
 from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.apps import apps
@@ -371,19 +374,28 @@ def _check_client_ip() -> list[CheckMessage]:
 
 @register("django_mcp")
 def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
-    """Return an error for every registered server that does not compile."""
+    """Return an error for every registered or mounted server that does not compile."""
     from django_mcp.registry import registry
     from django_mcp.server.compiler import compile_server
     from django_mcp.server.server import Server
 
     messages: list[CheckMessage] = []
     task_servers: list[str] = []
-    registrations: Iterable[tuple[str, Callable[[], dict[str, Any]]]] = (
-        ("web", registry.web_servers),
-        ("local", registry.local_servers),
+    try:
+        _load_urlconf()
+    except Exception:  # noqa: BLE001, S110 - Django's own URL checks report a broken URLconf
+        pass
+    registered = {*registry.web_servers().values(), *registry.local_servers().values()}
+    # Servers mounted with as_view() in a URLconf (loaded by Django's own URL
+    # checks, which run first) are covered like registered ones.
+    mounted = {key: server for key, server in registry.mounted_servers().items() if server not in registered}
+    registrations: Iterable[tuple[str, dict[str, Any]]] = (
+        ("web", registry.web_servers()),
+        ("local", registry.local_servers()),
+        ("as_view()", mounted),
     )
     for kind, servers in registrations:
-        for key, server in servers().items():
+        for key, server in servers.items():
             where = f"{kind} server {key!r}"
             if not (isinstance(server, type) and issubclass(server, Server)):
                 messages.append(
@@ -505,7 +517,47 @@ def check_deploy(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> lis
         )
     messages += _check_session_cache_deploy()
     messages += _check_task_backend_deploy()
+    messages += _check_host_errors_deploy()
     return messages
+
+
+_COMMON_MIDDLEWARE = "django.middleware.common.CommonMiddleware"
+_BAD_REQUEST = "django_mcp.views.bad_request"
+
+
+def _check_host_errors_deploy() -> list[CheckMessage]:
+    """Warn when Django's handler would answer an MCP client's disallowed Host with HTML."""
+    from django.urls import get_resolver
+
+    from django_mcp.registry import registry
+    from django_mcp.views import bad_request
+
+    if _COMMON_MIDDLEWARE not in settings.MIDDLEWARE:
+        return []
+    try:
+        _load_urlconf()
+        handler = get_resolver().resolve_error_handler(400)
+    except Exception:  # noqa: BLE001 - Django's own URL checks report a broken URLconf
+        return []
+    if handler is bad_request or not (registry.web_servers() or registry.mounted_servers()):
+        return []
+    return [
+        CheckWarning(
+            "CommonMiddleware checks the Host header before the MCP endpoint runs: under Django's "
+            "own handler an MCP client sending a disallowed Host gets Django's HTML 400 page, "
+            "not a JSON-RPC error.",
+            hint=f'Set handler400 = "{_BAD_REQUEST}" in the root URLconf, or serve MCP through '
+            "django_mcp.asgi.McpASGIApp / django_mcp.wsgi.McpWSGIApp (no middleware runs there).",
+            id="django_mcp.W013",
+        )
+    ]
+
+
+def _load_urlconf() -> None:
+    """Load the root URLconf, so ``Server.as_view()`` has registered what it mounts."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 - loading is the point
 
 
 def _check_task_backend_deploy() -> list[CheckMessage]:

@@ -1,6 +1,8 @@
 """Settings for django_mcp: defaults, lazy access, reload on change.
 
-This is the only module that reads ``django.conf.settings``. Every setting is
+This is the only module that reads ``django.conf.settings`` for the request
+path: the ``MCP_*`` settings (``McpSettings``) and the few Django settings
+the HTTP endpoint applies itself (``DjangoSettings``). Every setting is
 a top-level ``MCP_*`` name; values are read when first needed (never at
 import time) and re-read after ``setting_changed`` so ``override_settings``
 and pytest-django's ``settings`` fixture work.
@@ -49,9 +51,11 @@ from django.utils.module_loading import import_string
 __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULTS",
+    "DjangoSettings",
     "Limits",
     "McpSettings",
     "get_client_ip",
+    "get_django_settings",
     "get_event_namespace",
     "get_limits",
     "get_setting",
@@ -211,6 +215,59 @@ def get_settings() -> McpSettings:
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class DjangoSettings:
+    """The Django settings the HTTP endpoint applies itself, as one value.
+
+    ``McpASGIApp`` and ``McpWSGIApp`` serve MCP requests without Django's
+    handler: these are the rules of Django's they apply in its place
+    (``ALLOWED_HOSTS`` as ``request.get_host()`` does, the proxy headers, the
+    session cookie ``SessionMiddleware`` and ``AuthenticationMiddleware``
+    read).
+    """
+
+    #: ``ALLOWED_HOSTS``, or what Django allows under ``DEBUG`` when it is empty.
+    allowed_hosts: tuple[str, ...] = ()
+    use_x_forwarded_host: bool = False
+    use_x_forwarded_port: bool = False
+    #: ``SECURE_PROXY_SSL_HEADER`` as (lowercase header name, value), or None.
+    secure_proxy_ssl_header: tuple[str, str] | None = None
+    session_cookie_name: str = "sessionid"
+    session_engine: str = "django.contrib.sessions.backends.db"
+    #: Both session and authentication middleware are in ``MIDDLEWARE``:
+    #: the session cookie identifies the caller, as it would under Django.
+    session_auth: bool = False
+
+
+_SESSION_MIDDLEWARE: Final = "django.contrib.sessions.middleware.SessionMiddleware"
+_AUTH_MIDDLEWARE: Final = "django.contrib.auth.middleware.AuthenticationMiddleware"
+#: What Django's ``get_host()`` allows under ``DEBUG`` with an empty ``ALLOWED_HOSTS``.
+_DEBUG_HOSTS: Final = (".localhost", "127.0.0.1", "[::1]")
+
+
+@functools.cache
+def get_django_settings() -> DjangoSettings:
+    """Return the ``DjangoSettings`` the endpoint applies (cached until a setting changes)."""
+    allowed = tuple(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not allowed:
+        allowed = _DEBUG_HOSTS
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy is not None:
+        name, value = proxy
+        # A META name (HTTP_X_FORWARDED_PROTO) as the header it stands for.
+        proxy = (name.removeprefix("HTTP_").replace("_", "-").lower(), value)
+    middleware = set(settings.MIDDLEWARE)
+    return DjangoSettings(
+        allowed_hosts=allowed,
+        use_x_forwarded_host=bool(settings.USE_X_FORWARDED_HOST),
+        use_x_forwarded_port=bool(settings.USE_X_FORWARDED_PORT),
+        secure_proxy_ssl_header=proxy,
+        session_cookie_name=settings.SESSION_COOKIE_NAME,
+        session_engine=settings.SESSION_ENGINE,
+        session_auth=_SESSION_MIDDLEWARE in middleware and _AUTH_MIDDLEWARE in middleware,
+    )
+
+
 @functools.cache
 def get_client_ip() -> Callable[[Any], str | None] | None:
     """Return the ``MCP_CLIENT_IP`` function, or None to use ``REMOTE_ADDR``.
@@ -257,8 +314,25 @@ def get_event_namespace() -> str:
     return f"{db}.{digest[:12]}"
 
 
+#: Django settings ``get_django_settings()`` reads.
+_DJANGO_NAMES: Final = frozenset(
+    {
+        "ALLOWED_HOSTS",
+        "DEBUG",
+        "USE_X_FORWARDED_HOST",
+        "USE_X_FORWARDED_PORT",
+        "SECURE_PROXY_SSL_HEADER",
+        "SESSION_COOKIE_NAME",
+        "SESSION_ENGINE",
+        "MIDDLEWARE",
+    }
+)
+
+
 @receiver(setting_changed)
 def _reload(*, setting: str, **kwargs: Any) -> None:
+    if setting in _DJANGO_NAMES:
+        get_django_settings.cache_clear()
     if setting.startswith("MCP_") or setting in ("SECRET_KEY", "DEBUG"):
         _read.cache_clear()
         get_limits.cache_clear()

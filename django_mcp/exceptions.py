@@ -7,8 +7,14 @@ Hierarchy::
     ├── InvalidRequest             -32600 not a JSON-RPC request object
     ├── MethodNotFound             -32601 unknown or unadvertised method
     ├── InvalidParams              -32602 bad params, unknown name, bad cursor
-    │   └── ResourceNotFound       -32602 (2026-07-28) / -32002 (2025-11-25)
+    │   ├── ResourceNotFound       -32602 (2026-07-28) / -32002 (2025-11-25)
+    │   └── MissingMeta            -32602 a 2026-07-28 request without its _meta (HTTP 400)
     ├── InternalError              -32603 unexpected failure (no detail sent)
+    │   ├── ServerBusy             -32603 no request slot in time (HTTP 503, Retry-After)
+    │   │   ├── TooManyStreams     MCP_MAX_STREAMS streams are open
+    │   │   ├── NotificationsUnavailable  the event backend cannot deliver now
+    │   │   └── AnswerNotDelivered a client's answer cannot reach its worker
+    │   └── SessionBusy            a 2025-11-25 session's lock not taken in time
     ├── HeaderMismatch             -32020 HTTP header missing or != body
     ├── MissingClientCapability    -32021 a needed client capability is absent
     └── UnsupportedProtocolVersion -32022 version not served
@@ -35,6 +41,7 @@ from django_mcp.protocol import jsonrpc
 
 __all__ = [
     "AlreadyRegistered",
+    "AnswerNotDelivered",
     "AuthenticationFailed",
     "HeaderMismatch",
     "ImproperlyConfigured",
@@ -44,11 +51,16 @@ __all__ = [
     "McpError",
     "MethodNotFound",
     "MissingClientCapability",
+    "MissingMeta",
     "NotRegistered",
+    "NotificationsUnavailable",
     "ParseError",
     "ResourceNotFound",
     "SchemaValidationError",
+    "ServerBusy",
+    "SessionBusy",
     "TaskCancelled",
+    "TooManyStreams",
     "UnsupportedProtocolVersion",
 ]
 
@@ -112,6 +124,49 @@ class InternalError(McpError):
 
     code = jsonrpc.INTERNAL_ERROR
     default_message = "Internal error"
+
+
+class MissingMeta(InvalidParams):
+    """A 2026-07-28 request lacks a required ``_meta`` key (HTTP 400)."""
+
+    http_status = 400
+
+
+class ServerBusy(InternalError):
+    """No request slot freed up within ``MCP_QUEUE_TIMEOUT`` seconds (HTTP 503)."""
+
+    default_message = "Server busy: too many concurrent requests, retry later"
+    http_status = 503
+    #: Seconds the client should wait before retrying (``Retry-After``).
+    retry_after: float = 1
+
+
+class TooManyStreams(ServerBusy):
+    """``MCP_MAX_STREAMS`` streams are already open in this process."""
+
+    default_message = "Server busy: too many open streams, retry later"
+
+
+class NotificationsUnavailable(ServerBusy):
+    """The event backend cannot deliver change notifications now (e.g. Redis is down)."""
+
+    default_message = "Change notifications are unavailable right now: retry later"
+
+    def __init__(self, message: str | None = None, *, retry_after: float = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class AnswerNotDelivered(ServerBusy):
+    """A client's answer or cancellation could not be handed to the worker concerned."""
+
+    default_message = "The message could not be handed to the worker serving its request: retry later"
+
+
+class SessionBusy(InternalError):
+    """A 2025-11-25 session's lock could not be taken in time (too many concurrent changes)."""
+
+    default_message = "Session busy: too many concurrent changes, retry later"
 
 
 class HeaderMismatch(McpError):

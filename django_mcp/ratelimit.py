@@ -40,7 +40,8 @@ from asgiref.sync import sync_to_async
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 
-from django_mcp.conf import get_client_ip, get_setting
+from django_mcp._callers import caller_identity
+from django_mcp.conf import get_setting
 from django_mcp.request import McpRequest
 
 __all__ = [
@@ -48,11 +49,9 @@ __all__ = [
     "Rate",
     "Window",
     "allow_tool_call",
-    "caller_identity",
     "count_in_window",
     "identity_of",
     "parse_rate",
-    "user_identity",
 ]
 
 logger = logging.getLogger(__name__)
@@ -111,35 +110,8 @@ def _parse(value: str) -> Rate | None:
 
 
 def identity_of(request: McpRequest) -> str:
-    """Return whom a request's calls are counted for."""
-    return caller_identity(request.user, request.http_request)
-
-
-def user_identity(user: Any) -> str | None:
-    """Return ``"user:<pk>"`` for an authenticated user, else None."""
-    if user is not None and getattr(user, "is_authenticated", False) and user.pk is not None:
-        return f"user:{user.pk}"
-    return None
-
-
-def caller_identity(user: Any, http_request: Any) -> str:
-    """Return whom to count for: the user, else the client IP, else ``"anonymous"``."""
-    identity = user_identity(user)
-    if identity is not None:
-        return identity
-    address = _client_ip(http_request) if http_request is not None else None
-    if address:
-        return f"ip:{address}"
-    return "anonymous"
-
-
-def _client_ip(http_request: Any) -> str | None:
-    """Return the client address of an HTTP request (``MCP_CLIENT_IP``)."""
-    resolve = get_client_ip()
-    if resolve is None:
-        address = getattr(http_request, "META", {}).get("REMOTE_ADDR")
-        return str(address) if address else None
-    return resolve(http_request)
+    """Return whom a request's calls are counted for (``_callers.caller_identity``)."""
+    return caller_identity(request.user, request.client_address)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

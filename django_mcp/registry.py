@@ -1,51 +1,79 @@
-"""Where servers are registered: HTTP paths (``web``) and STDIO names (``local``).
+"""Where servers are registered, and what serves each: HTTP paths (``web``), STDIO names (``local``).
 
 Each installed app's ``mcp`` module is imported by ``autodiscover()`` (run
 from ``AppConfig.ready()``), like the admin's ``admin`` modules; a module
 that fails to import rolls the registry back to what it was, then re-raises.
 Every server is compiled when registered, so declaration errors surface at
 startup. ``django_mcp.urls`` mounts each ``web()`` path.
+
+The registry owns what serves a server, built once per server class (as
+Django's ``AdminSite`` owns its ``ModelAdmin`` instances): its
+``Dispatcher``, its HTTP ``Endpoint`` and its view. ``Server.as_view()``
+asks it for the view, so a server mounted in a URLconf directly is known
+here too (``mounted_servers()``, kept with the registrations), compiled when the URLconf loads and
+covered by the system checks. One that does not compile is reported by
+``manage.py check`` (``django_mcp.E015``), refuses to start ``McpASGIApp``
+and ``McpWSGIApp``, and under Django's own handlers answers every request
+with a JSON-RPC -32603 (the cause in the log).
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import re
+import threading
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
-from django_mcp.exceptions import AlreadyRegistered, NotRegistered
-from django_mcp.server.server import Server
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.codec import encode_error
+from django_mcp.exceptions import AlreadyRegistered, InternalError, NotRegistered
+from django_mcp.server.compiler import compile_server, is_server
+from django_mcp.transports._endpoint import Endpoint
+from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports.http import McpView
 
 __all__ = ["Registry", "autodiscover", "local", "registry", "web"]
+
+logger = logging.getLogger(__name__)
 
 _PATH_RE = re.compile(r"^(?:[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*)?$")
 
 
 class Registry:
-    """Servers published over HTTP and over STDIO."""
+    """Servers published over HTTP and over STDIO, and what serves each."""
 
     def __init__(self) -> None:
         # Keep the admin's attribute name: autodiscover_modules() snapshots
         # ``_registry`` to roll back a failed import.
-        self._registry: dict[str, dict[str, type[Server]]] = {"web": {}, "local": {}}
+        # "view" holds the servers given a view (Server.as_view()), by
+        # dotted name: a URLconf mounts them, not django_mcp.urls.
+        self._registry: dict[str, dict[str, type[Any]]] = {"web": {}, "local": {}, "view": {}}
+        self._lock = threading.Lock()
+        self._dispatchers: dict[type[Any], Dispatcher] = {}
+        self._endpoints: dict[type[Any], Endpoint] = {}
+        #: Why a server given a view does not compile.
+        self._broken: dict[type[Any], ImproperlyConfigured] = {}
 
-    def web(self, path: str, server: type[Server]) -> type[Server]:
+    # ----------------------------------------------------------- publish
+
+    def web(self, path: str, server: type[Any]) -> type[Any]:
         """Publish ``server`` over HTTP at ``path`` under the included URLconf."""
         if not isinstance(path, str) or not _PATH_RE.match(path.strip("/")):
             raise ImproperlyConfigured(f"django_mcp.web(): invalid path {path!r}")
         return self._add("web", path.strip("/"), server)
 
-    def local(self, name: str, server: type[Server]) -> type[Server]:
+    def local(self, name: str, server: type[Any]) -> type[Any]:
         """Publish ``server`` over STDIO as ``manage.py mcp_stdio <name>``."""
         if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9._-]+$", name):
             raise ImproperlyConfigured(f"django_mcp.local(): invalid name {name!r}")
         return self._add("local", name, server)
 
-    def _add(self, kind: str, key: str, server: type[Server]) -> type[Server]:
-        if not (isinstance(server, type) and issubclass(server, Server)):
+    def _add(self, kind: str, key: str, server: type[Any]) -> type[Any]:
+        if not is_server(server):
             raise ImproperlyConfigured(
                 f"django_mcp.{kind}({key!r}, ...) needs a Server subclass, got {server!r}"
             )
@@ -55,7 +83,7 @@ class Registry:
                 f"{kind} path {key!r} is already registered to {_qual(existing)}; "
                 f"cannot register {_qual(server)}"
             )
-        server.compiled()  # fail at startup, not on the first request
+        compile_server(server)  # fail at startup, not on the first request
         # Rebuild rather than mutate: autodiscover_modules() rolls back a
         # failed import with a shallow copy of ``_registry``.
         self._registry = {**self._registry, kind: {**self._registry[kind], key: server}}
@@ -68,7 +96,7 @@ class Registry:
         remaining = {k: v for k, v in self._registry[kind].items() if k != key}
         self._registry = {**self._registry, kind: remaining}
 
-    def get(self, kind: str, key: str) -> type[Server]:
+    def get(self, kind: str, key: str) -> type[Any]:
         """Return the server registered as ``key`` or raise ``NotRegistered``."""
         try:
             return self._registry[kind][key]
@@ -76,28 +104,100 @@ class Registry:
             known = ", ".join(sorted(self._registry[kind])) or "none"
             raise NotRegistered(f"no {kind} server registered as {key!r} (registered: {known})") from None
 
-    def web_servers(self) -> dict[str, type[Server]]:
+    def web_servers(self) -> dict[str, type[Any]]:
         """Return ``{path: server}`` for HTTP, in registration order."""
         return dict(self._registry["web"])
 
-    def local_servers(self) -> dict[str, type[Server]]:
+    def local_servers(self) -> dict[str, type[Any]]:
         """Return ``{name: server}`` for STDIO, in registration order."""
         return dict(self._registry["local"])
 
-    def snapshot(self) -> dict[str, dict[str, type[Server]]]:
+    def mounted_servers(self) -> dict[str, type[Any]]:
+        """Return ``{dotted name: server}`` for the servers given a view (``Server.as_view()``)."""
+        return dict(self._registry.get("view", {}))
+
+    def snapshot(self) -> dict[str, dict[str, type[Any]]]:
         """Return a copy of the registrations (to restore in tests)."""
         return copy.deepcopy(self._registry)
 
-    def restore(self, snapshot: dict[str, dict[str, type[Server]]]) -> None:
+    def restore(self, snapshot: dict[str, dict[str, type[Any]]]) -> None:
         """Restore registrations saved by ``snapshot()``."""
-        self._registry = copy.deepcopy(snapshot)
+        self._registry = {"view": {}, **copy.deepcopy(snapshot)}
+
+    # ------------------------------------------------------------ serve
+
+    def dispatcher(self, server: type[Any]) -> Dispatcher:
+        """Return the dispatcher serving ``server`` (compiled once)."""
+        dispatcher = self._dispatchers.get(server)
+        if dispatcher is None:
+            compiled = compile_server(server)
+            with self._lock:
+                dispatcher = self._dispatchers.get(server)
+                if dispatcher is None:
+                    dispatcher = self._dispatchers[server] = Dispatcher(compiled)
+        return dispatcher
+
+    def endpoint(self, server: type[Any]) -> Endpoint:
+        """Return the Streamable HTTP endpoint serving ``server``."""
+        endpoint = self._endpoints.get(server)
+        if endpoint is None:
+            dispatcher = self.dispatcher(server)
+            with self._lock:
+                endpoint = self._endpoints.setdefault(server, Endpoint(dispatcher))
+        return endpoint
+
+    def view(self, server: type[Any]) -> McpView:
+        """Return a Django view serving ``server`` (``Server.as_view()``).
+
+        The server is compiled now. One that does not compile is remembered
+        for the system checks, logged, and served by a view refusing every
+        request with a JSON-RPC -32603.
+        """
+        name = f"{server.__qualname__}_view"
+        with self._lock:
+            views = self._registry.get("view", {})
+            self._registry = {**self._registry, "view": {**views, _qual(server): server}}
+        try:
+            endpoint: Endpoint = self.endpoint(server)
+        except ImproperlyConfigured as exc:
+            logger.error("%s cannot be served: %s", _qual(server), exc)
+            self._broken[server] = exc
+            return McpView(_Broken(server), name=name)  # type: ignore[arg-type]
+        return McpView(endpoint, name=name)
+
+    def check_mounted(self) -> None:
+        """Raise ``ImproperlyConfigured`` naming every mounted server that does not compile."""
+        mounted = self.mounted_servers().values()
+        broken = [f"{_qual(server)}: {exc}" for server, exc in self._broken.items() if server in mounted]
+        if broken:
+            raise ImproperlyConfigured(
+                "MCP servers mounted with as_view() do not compile (manage.py check: django_mcp.E015): "
+                + "; ".join(broken)
+            )
+
+
+class _Broken:
+    """The endpoint of a server that does not compile: every request is a JSON-RPC -32603."""
+
+    def __init__(self, server: type[Any]) -> None:
+        self.server = server
+
+    def __repr__(self) -> str:
+        return f"Endpoint({_qual(self.server)}, broken)"
+
+    async def serve(self, exchange: HttpExchange) -> HttpReply:
+        """Refuse the request without details (they are in the log and in ``manage.py check``)."""
+        body = encode_error(None, InternalError())
+        return HttpReply(
+            500, [("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff")], body
+        )
 
 
 def _qual(server: type[Any]) -> str:
     return f"{server.__module__}.{server.__qualname__}"
 
 
-#: The default registry used by ``django_mcp.web``/``local`` and the URLconf.
+#: The default registry used by ``django_mcp.web``/``local``, ``Server.as_view()`` and the URLconf.
 registry = Registry()
 web = registry.web
 local = registry.local

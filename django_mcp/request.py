@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
+from django_mcp._callers import client_address
+from django_mcp._types import HttpSource
 from django_mcp.exceptions import MissingClientCapability
 
 __all__ = ["LOG_LEVELS", "LogLevel", "McpRequest"]
@@ -41,11 +43,12 @@ class McpRequest:
     """The context of one MCP request, injected into handlers on demand."""
 
     __slots__ = (
+        "_address",
         "_emit",
+        "_http",
         "arguments",
         "client_capabilities",
         "client_info",
-        "http_request",
         "input_responses",
         "log_level",
         "meta",
@@ -72,6 +75,7 @@ class McpRequest:
         client_capabilities: Mapping[str, Any],
         client_info: Mapping[str, Any] | None = None,
         request_id: Any = None,
+        http: HttpSource | None = None,
         http_request: Any = None,
         user: Any = None,
         log_level: str | None = None,
@@ -86,7 +90,10 @@ class McpRequest:
         self.client_capabilities = client_capabilities
         self.client_info = client_info
         self.request_id = request_id
-        self.http_request = http_request
+        # ``http`` builds Django's request only when something asks for it;
+        # ``http_request`` is one already built.
+        self._http = http if http is not None or http_request is None else _Built(http_request)
+        self._address: Any = _UNKNOWN
         self.user = user
         self.log_level = log_level
         self.progress_token = progress_token
@@ -102,9 +109,25 @@ class McpRequest:
         self._emit = emit
 
     @property
+    def http_request(self) -> Any:
+        """Return the Django ``HttpRequest`` (None outside HTTP), built on first access."""
+        return self._http.django_request() if self._http is not None else None
+
+    @property
     def request(self) -> Any:
         """Return the Django ``HttpRequest`` (None outside HTTP)."""
         return self.http_request
+
+    @property
+    def client_address(self) -> str | None:
+        """Return the caller's network address when the transport knows one.
+
+        ``MCP_CLIENT_IP``'s function when set, else the peer's address;
+        None over STDIO and in the test client.
+        """
+        if self._address is _UNKNOWN:
+            self._address = client_address(self._http)
+        return self._address  # type: ignore[no-any-return]
 
     def has_capability(self, name: str, sub: str | None = None) -> bool:
         """Return True when the client declared capability ``name`` (``sub``)."""
@@ -142,3 +165,23 @@ class McpRequest:
 
     def __repr__(self) -> str:
         return f"McpRequest(method={self.method!r}, id={self.request_id!r})"
+
+
+_UNKNOWN: Final = object()
+
+
+class _Built:
+    """The ``HttpSource`` of a Django request already built."""
+
+    __slots__ = ("request",)
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+
+    @property
+    def client(self) -> str | None:
+        address = getattr(self.request, "META", {}).get("REMOTE_ADDR")
+        return str(address) if address else None
+
+    def django_request(self) -> Any:
+        return self.request

@@ -1,11 +1,14 @@
 """Test MCP servers in-process: ``McpTestClient`` and its result assertions.
 
-``McpTestClient(MyServer, user)`` sends 2026-07-28 requests through the same
-codecs and ``Dispatcher`` the HTTP transport uses, without a socket or an
-HTTP request: the JSON-RPC message is encoded, parsed, validated (``_meta``,
-version, method) and answered, and the reply is decoded from its bytes.
-Progress and log notifications emitted while a request runs are collected
-on the result.
+``McpTestClient(MyServer, user)`` sends 2026-07-28 requests through the
+server's own HTTP endpoint, in-process, without a socket: each request is a
+conforming POST (the JSON-RPC message encoded, the ``MCP-Protocol-Version``,
+``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` headers mirrored from it),
+the endpoint answers as it answers any client (limits, identity,
+``login_required``, headers, the dispatcher), and the reply is decoded from
+its bytes: JSON, or the event stream progress and log notifications come
+on, which are collected on the result. Only the network checks (``Host``,
+``Origin``) are left out: the call never left the process.
 
 Each high-level method returns a small wrapper (``ToolResult``,
 ``ListResult``, ...) exposing the decoded JSON-RPC response and chainable
@@ -15,26 +18,28 @@ assertions that raise ``AssertionError`` with the payload in the message::
     result.assert_ok().assert_structured({"sum": 3})
 
 The client declares every client capability (elicitation form and URL,
-sampling, roots) unless ``client_capabilities`` says otherwise. HTTP-level
-behaviour (headers, Origin checks, authentication backends, 2025-11-25
-sessions, streaming) is the transport's and is not exercised here.
+sampling, roots) unless ``client_capabilities`` says otherwise. The user
+is the one given (``AnonymousUser`` when None): authentication backends and
+the session cookie are not consulted, and 2025-11-25 sessions are not
+spoken.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Final, Self
 
 import msgspec
-from django.apps import apps
 
 from django_mcp import __version__
-from django_mcp.dispatcher import dispatchers
-from django_mcp.dispatcher.codec import encode_error, encode_notification, parse_message
-from django_mcp.dispatcher.context import modern_context
-from django_mcp.exceptions import InvalidRequest, McpError
+from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
+from django_mcp.registry import registry
 from django_mcp.server.server import Server
+from django_mcp.transports._body import ReadyBody
+from django_mcp.transports._exchange import HttpExchange
+from django_mcp.transports._headers import McpHeaders, conforming_headers
+from django_mcp.transports._identity import anonymous
 
 __all__ = [
     "CompletionResult",
@@ -45,11 +50,6 @@ __all__ = [
     "ResourceResult",
     "ToolResult",
 ]
-
-META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 
 ALL_CAPABILITIES: Final[Mapping[str, Any]] = {
     "elicitation": {"form": {}, "url": {}},
@@ -128,32 +128,43 @@ class McpTestClient:
             "params": {**body_params, "_meta": sent_meta},
         }
         raw = msgspec.json.encode(message)
-        notifications: list[dict[str, Any]] = []
+        version = sent_meta.get(META_VERSION)
+        tool = body_params.get("name") if method == "tools/call" else None
+        endpoint = registry.endpoint(self.server)
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **conforming_headers(
+                method,
+                body_params,
+                version=version if isinstance(version, str) else "",
+                param_headers=endpoint.dispatcher.compiled.tool_headers.get(tool)
+                if isinstance(tool, str)
+                else None,
+            ),
+        }
+        exchange = HttpExchange(
+            method="POST",
+            path="/mcp",
+            headers=McpHeaders(headers.items()),
+            body=ReadyBody(raw),
+            can_stream=True,
+            in_process=True,
+            session_user=self._user,
+        )
+        reply = await endpoint.serve(exchange)
+        if reply.stream is None:
+            return msgspec.json.decode(reply.body), []
+        messages = [message async for message in _events(reply.stream)]
+        if reply.closed is not None:
+            reply.closed()
+        *notifications, response = messages
+        return response, notifications
 
-        def emit(name: str, payload: dict[str, Any]) -> None:
-            # Through the wire codec, as a client would receive it.
-            notifications.append(msgspec.json.decode(encode_notification(name, payload)))
-
-        try:
-            dispatcher = dispatchers.get(self.server)
-            if len(raw) > dispatcher.settings.limits.max_request_size:
-                raise InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE")
-            envelope = parse_message(raw, max_depth=dispatcher.settings.limits.max_json_depth)
-            ctx = modern_context(envelope, user=self._user())
-            reply = await dispatcher.respond(envelope, ctx, emit)
-            body = reply.body
-        except McpError as error:
-            body = encode_error(request_id, error)
-        return msgspec.json.decode(body), notifications
-
-    def _user(self) -> Any:
+    async def _user(self) -> Any:
         if self.user is not None:
             return self.user
-        if not apps.is_installed("django.contrib.auth"):
-            return None  # no identity at all, as over HTTP without the auth app
-        from django.contrib.auth.models import AnonymousUser
-
-        return AnonymousUser()
+        return await anonymous()  # None without the auth app, as over HTTP
 
     # ------------------------------------------------------------- lists
 
@@ -286,12 +297,18 @@ class McpTestClient:
         return CompletionResult(*await self._exchange("completion/complete", params))
 
 
+async def _events(stream: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
+    """Yield the JSON-RPC messages of an SSE stream, as a client reads them."""
+    async for event in stream:
+        for line in event.split(b"\n"):
+            if line.startswith(b"data:"):
+                yield msgspec.json.decode(line[len(b"data:") :].strip())
+
+
 def _resolve(server_or_path: Any) -> type[Server]:
     if isinstance(server_or_path, type) and issubclass(server_or_path, Server):
         return server_or_path
     if isinstance(server_or_path, str):
-        from django_mcp.registry import registry
-
         return registry.get("web", server_or_path.strip("/"))
     raise TypeError(f"McpTestClient needs a Server subclass or a registered web path, got {server_or_path!r}")
 

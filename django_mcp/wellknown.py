@@ -45,7 +45,7 @@ from django.urls import get_script_prefix, path
 from django.views import View
 
 from django_mcp.conf import get_setting
-from django_mcp.transports.http import is_mcp_path
+from django_mcp.transports.http import endpoint_at
 
 __all__ = [
     "WELL_KNOWN_PATH",
@@ -132,7 +132,7 @@ def _is_mcp_endpoint(full_path: str) -> bool:
     prefix = get_script_prefix()
     if prefix != "/" and full_path.startswith(prefix):
         full_path = "/" + full_path[len(prefix) :]
-    return is_mcp_path(full_path)
+    return endpoint_at(full_path) is not None
 
 
 def _not_found(description: str) -> HttpResponse:

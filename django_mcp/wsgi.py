@@ -1,65 +1,59 @@
 """Serve MCP endpoints under WSGI without an event loop: ``McpWSGIApp``.
 
-Django runs an async view under WSGI through ``async_to_sync``: an event
-loop in a second thread for every request. ``McpWSGIApp`` wraps the
-project's WSGI application and serves requests to MCP endpoints itself
-(everything else goes to the wrapped application): it builds Django's
-``WSGIRequest``, runs the same core as ``McpASGIApp``
-(``django_mcp.transports._direct.serve``: the identity and header
-middleware, then the view function) and drives that coroutine with
-``send(None)``. A request that never waits (an async tool, an anonymous or
-token-authenticated caller, no cache or ORM call) completes in that one
-step, in the worker's thread. A request that does wait (a sync tool, a
-session cookie looked up in the database) is carried on in an event loop
-of the worker thread's own; its sync work then runs in one companion thread
-of the worker thread, whose old database connections are closed after each
-request as ``request_finished`` would (``CONN_MAX_AGE`` holds as usual).
-
-The answers are the view's under WSGI: plain JSON (notifications are
-dropped, streams refused). As under Django's handler, ``request_started``
-and ``request_finished`` are sent, so database connections are managed as
-usual. A ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE`` is refused with
-413 before the body is read. Wrap the application in the project's
-``wsgi.py``::
+``McpWSGIApp`` wraps the project's WSGI application and answers requests to
+MCP endpoints itself (everything else goes to the wrapped application)::
 
     from django.core.wsgi import get_wsgi_application
 
     from django_mcp.wsgi import McpWSGIApp
 
     application = McpWSGIApp(get_wsgi_application())
+
+It translates the WSGI environ into an ``HttpExchange`` for the same
+endpoint as the view (``django_mcp.transports._endpoint``) and its reply
+back, building no Django ``HttpRequest`` or ``HttpResponse`` (Django's
+request only if something asks for it, as on ``McpASGIApp``) and running
+no middleware. The endpoint's coroutine is driven by
+``_bridge.run_from_sync``: a request that never waits (an async tool, an
+anonymous or token-authenticated caller) completes in the worker's thread
+with no event loop run; one that waits carries on in a loop while its sync
+work runs in the worker's thread, whose database connection it shares. As
+under Django's WSGI handler, ``request_started`` and ``request_finished``
+are sent, so database connections are managed as usual.
+
+The answers are plain JSON (a WSGI worker cannot hold a stream open:
+notifications are dropped, ``subscriptions/listen`` is 404). A declared
+``Content-Length`` over ``MCP_MAX_REQUEST_SIZE`` is refused (413) before
+the body is read; a chunked body is read as it comes when the server
+decodes it (``wsgi.input_terminated``, as gunicorn does), refused as soon
+as it passes the limit, and refused with 411 where the server does not.
+After a refusal, up to ``DRAIN_BYTES`` of what the client still sends is
+read so the answer reaches it. Constructing the app loads the URLconf: a
+server mounted with ``as_view()`` that does not compile stops it starting.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import threading
-from collections.abc import Callable, Coroutine, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+import http
+import io
+from collections.abc import Iterator
+from typing import Any
 
-from asgiref.sync import SyncToAsync
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
-from django.db import close_old_connections, connections
-from django.http.response import HttpResponseBase
-from django.urls import set_script_prefix
+from django.urls import get_resolver, set_script_prefix
 
-from django_mcp.conf import get_settings
-from django_mcp.dispatcher.codec import encode_error
-from django_mcp.exceptions import InvalidRequest
-from django_mcp.transports._direct import endpoint, request_error, serve
-from django_mcp.transports._drive import Resumed, first_step, request_context, thread_loop
+from django_mcp._types import Environ, StartResponse, WSGIApp
+from django_mcp.registry import registry
+from django_mcp.transports._body import DRAIN_BYTES, wsgi_body
+from django_mcp.transports._bridge import loop_is_running, run_from_sync
+from django_mcp.transports._endpoint import Endpoint
+from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._origin import request_scheme
+from django_mcp.transports.http import endpoint_at
 
 __all__ = ["McpWSGIApp"]
-
-logger = logging.getLogger(__name__)
-
-StartResponse = Callable[..., Any]
-WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
-
-_local = threading.local()
-_T = TypeVar("_T")
 
 
 class McpWSGIApp:
@@ -67,107 +61,66 @@ class McpWSGIApp:
 
     def __init__(self, app: WSGIApp) -> None:
         self.app = app
+        get_resolver().url_patterns  # noqa: B018 - loads the URLconf: as_view() compiles its servers
+        registry.check_mounted()
 
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Any:
         """Serve one WSGI request."""
-        found = endpoint(get_path_info(environ))
-        if found is None or asyncio.events._get_running_loop() is not None:
+        endpoint = endpoint_at(get_path_info(environ))
+        if endpoint is None or loop_is_running():
             # Another path, or a thread that already runs an event loop (no
             # WSGI server's): Django's business.
             return self.app(environ, start_response)
-        declared = environ.get("CONTENT_LENGTH") or ""
-        if declared.isdigit() and int(declared) > get_settings().limits.max_request_size:
-            body = encode_error(None, InvalidRequest("Request exceeds MCP_MAX_REQUEST_SIZE"))
-            start_response(
-                "413 Request Entity Too Large",
-                [
-                    ("Content-Type", "application/json"),
-                    ("Content-Length", str(len(body))),
-                    ("Connection", "close"),
-                ],
-            )
-            return [body]
-        set_script_prefix(get_script_name(environ))
+        script_name = get_script_name(environ)
+        set_script_prefix(script_name)
         signals.request_started.send(sender=WSGIHandler, environ=environ)
-        try:
-            request = WSGIRequest(environ)
-        except UnicodeDecodeError:
-            logger.warning("Bad Request (UnicodeDecodeError)", exc_info=True)
-            response: HttpResponseBase = request_error(400)
-        else:
-            response = _run_to_completion(serve(request, found))
-        response._handler_class = WSGIHandler  # type: ignore[attr-defined]
-        headers = [
-            *response.items(),
-            *(("Set-Cookie", c.output(header="")) for c in response.cookies.values()),
-        ]
-        start_response(f"{response.status_code} {response.reason_phrase}", headers)
+        exchange = _exchange_of(environ, script_name)
+        reply = run_from_sync(lambda: _serve(endpoint, exchange))
+        status = http.HTTPStatus(reply.status)
+        headers = [*reply.headers, ("Content-Length", str(len(reply.body)))]
+        start_response(f"{status.value} {status.phrase}", headers)
         # The server calls close(): request_finished, as under Django's handler.
-        return response
+        return _Answer(reply.body)
 
 
-def _run_to_completion(coroutine: Coroutine[Any, Any, HttpResponseBase]) -> HttpResponseBase:
-    """Return the coroutine's result; without an event loop while it does not wait.
-
-    The first step runs with the thread's own (idle) loop marked running,
-    so that whatever the coroutine creates belongs to it; a coroutine that
-    waits is then carried on in that loop.
-    """
-    loop = thread_loop()
-    # The request's thread-sensitive sync work goes to the worker thread's
-    # companion thread (its database connections live on, as a WSGI
-    # thread's do under Django's handler, within CONN_MAX_AGE).
-    companion = _companion()
-    context, sensitive = request_context(companion)
-    try:
-        done, value = first_step(coroutine, loop, context)
-        if done:
-            return value  # type: ignore[no-any-return]
-        response: HttpResponseBase = loop.run_until_complete(
-            loop.create_task(Resumed(coroutine, value).run(), context=context)
-        )
-        return response
-    finally:
-        SyncToAsync.context_to_thread_executor.pop(sensitive, None)
-        companion.finish_request()
+async def _serve(endpoint: Endpoint, exchange: HttpExchange) -> HttpReply:
+    reply = await endpoint.serve(exchange)
+    if reply.refused_early and (exchange.body.declared or 0) <= DRAIN_BYTES:
+        await exchange.body.drain()
+    return reply
 
 
-class _Companion(ThreadPoolExecutor):
-    """The one thread a WSGI worker thread's requests run their sync work in."""
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=1, thread_name_prefix="mcp-wsgi-sync")
-        self.used = False
-
-    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
-        """Run ``fn`` in the companion thread; note that a request used it."""
-        self.used = True
-        return super().submit(fn, *args, **kwargs)
-
-    def finish_request(self) -> None:
-        """Close old database connections as ``request_finished`` would, if the request used the thread."""
-        if self.used:
-            super().submit(close_old_connections).result()
-            self.used = False
+def _exchange_of(environ: Environ, script_name: str) -> HttpExchange:
+    headers = McpHeaders.from_environ(environ)
+    path_info = get_path_info(environ) or "/"
+    return HttpExchange(
+        method=str(environ.get("REQUEST_METHOD", "GET")).upper(),
+        path="{}/{}".format(script_name.rstrip("/"), path_info.replace("/", "", 1)),
+        headers=headers,
+        body=wsgi_body(environ),
+        client=environ.get("REMOTE_ADDR") or None,
+        scheme=request_scheme(environ.get("wsgi.url_scheme", "http"), headers),
+        server=(str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", ""))),
+        build_request=lambda exchange: _django_request(environ, exchange.body_bytes),
+    )
 
 
-class _CompanionHolder:
-    """A worker thread's companion thread, let go (its connections closed) when the thread ends."""
-
-    def __init__(self) -> None:
-        self.companion = _Companion()
-
-    def __del__(self) -> None:
-        try:
-            self.companion.submit(connections.close_all)
-        except RuntimeError:  # the interpreter is shutting down: no new work
-            pass
-        self.companion.shutdown(wait=False)
+def _django_request(environ: Environ, body: bytes) -> WSGIRequest:
+    """Return Django's request for the environ, its body the one already read."""
+    return WSGIRequest({**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))})
 
 
-def _companion() -> _Companion:
-    """Return this worker thread's companion thread, started on first use."""
-    holder: _CompanionHolder | None = getattr(_local, "holder", None)
-    if holder is None:
-        holder = _local.holder = _CompanionHolder()
-    return holder.companion
+class _Answer:
+    """The response body; ``close()`` sends ``request_finished``, as Django's responses do."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.body
+
+    def close(self) -> None:
+        """End the request for Django (``request_finished``: connections closed as usual)."""
+        signals.request_finished.send(sender=WSGIHandler)

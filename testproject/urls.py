@@ -10,6 +10,10 @@ from django.urls import include, path
 
 from testproject.conformance.mcp import ConformanceServer
 
+# MCP clients get a JSON-RPC error, not Django's HTML page, when the plain
+# view is behind CommonMiddleware and the Host is not allowed.
+handler400 = "django_mcp.views.bad_request"
+
 urlpatterns = [
     path("", include("django_mcp.wellknown")),
     path("admin/", admin.site.urls),

@@ -259,9 +259,9 @@ def _fresh_sync_threads() -> Iterator[None]:
     test without database access.
     """
     yield
-    from django_mcp.asgi import SYNC_THREADS
+    from django_mcp.transports._threads import REQUEST_THREADS
 
-    SYNC_THREADS.clear()
+    REQUEST_THREADS.clear()
 
 
 # Validate every server message of every test against the MCP schema of its era.

@@ -21,7 +21,8 @@ import pytest
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.conf import Limits, McpSettings
 from django_mcp.dispatcher import Dispatcher, InFlight
-from django_mcp.dispatcher.admission import OpenStreams, TooManyStreams
+from django_mcp.dispatcher.admission import OpenStreams
+from django_mcp.exceptions import TooManyStreams
 from django_mcp.protocol import jsonrpc
 from tests.wire import serve, tool_request
 

@@ -76,8 +76,12 @@ class NotAnAuthenticator:
 
 @pytest.fixture
 def servers() -> Iterator[None]:
-    """Give the test a registry it may fill freely, restored afterwards."""
+    """Give the test a registry it may fill freely, restored afterwards.
+
+    Servers a URLconf mounted with ``as_view()`` are set aside meanwhile.
+    """
     saved = registry.snapshot()
+    registry._registry["view"] = {}
     try:
         yield
     finally:

@@ -19,7 +19,9 @@ import pytest
 from django.test import RequestFactory
 
 from django_mcp import McpResponse, Server, Tool
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.codec import parse_message
+from django_mcp.dispatcher.context import modern_context
 from django_mcp.dispatcher.continuation import check_input_requests, seal_state, unseal_state
 from django_mcp.exceptions import InvalidParams, MissingClientCapability
 from django_mcp.inputs import elicit, elicit_url, input_required, list_roots, sample
@@ -187,10 +189,19 @@ async def _ask(
         params["requestState"] = state
     body = modern_request("tools/call", params, meta=modern_meta({"elicitation": {}}))
     envelope = parse_message(msgspec.json.encode(body))
-    http_request = RequestFactory().post("/mcp", REMOTE_ADDR=address) if address else None
-    ctx = modern_context(envelope, http_request=http_request, user=user)
+    ctx = modern_context(envelope, http=_Peer(address) if address else None, user=user)
     reply = await Dispatcher(server.compiled()).respond(envelope, ctx)
     return msgspec.json.decode(reply.body)  # type: ignore[no-any-return]
+
+
+class _Peer:
+    """An HTTP source seen from ``address``."""
+
+    def __init__(self, address: str) -> None:
+        self.client = address
+
+    def django_request(self) -> Any:
+        return RequestFactory().post("/mcp", REMOTE_ADDR=self.client)
 
 
 def _state(answer: dict[str, Any]) -> str:

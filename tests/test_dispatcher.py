@@ -20,10 +20,16 @@ import pytest
 from django_mcp import McpResponse, Prompt, PromptArgument, Resource, Server, Tool
 from django_mcp import dispatcher as dispatch_module
 from django_mcp.conf import Limits, McpSettings
-from django_mcp.dispatcher import Dispatcher, Dispatchers, InFlight
+from django_mcp.dispatcher import Dispatcher, InFlight
 from django_mcp.dispatcher.codec import encode_error, encode_notification, parse_message
-from django_mcp.dispatcher.context import CallContext, MissingMeta, check_version, modern_context
-from django_mcp.exceptions import InvalidParams, InvalidRequest, ParseError, UnsupportedProtocolVersion
+from django_mcp.dispatcher.context import CallContext, check_version, modern_context
+from django_mcp.exceptions import (
+    InvalidParams,
+    InvalidRequest,
+    MissingMeta,
+    ParseError,
+    UnsupportedProtocolVersion,
+)
 from django_mcp.protocol import jsonrpc
 from testproject.conformance.mcp import ConformanceServer
 from tests.wire import MODERN, modern_request, serve
@@ -487,7 +493,9 @@ async def test_legacy_tool_list_drops_non_object_output_schemas() -> None:
 
 async def test_legacy_sessions_get_invalid_params_instead_of_missing_capability() -> None:
     """2025-11-25 has no -32021: a missing client capability is invalid params there."""
-    from django_mcp.dispatcher import CallContext, Dispatcher, parse_message
+    from django_mcp.dispatcher import Dispatcher
+    from django_mcp.dispatcher.codec import parse_message
+    from django_mcp.dispatcher.context import CallContext
     from django_mcp.protocol import jsonrpc
     from testproject.conformance.mcp import ConformanceServer
 
@@ -568,14 +576,6 @@ def test_the_in_flight_count_is_exact_across_threads() -> None:
     for _ in range(10):
         in_flight.leave()
     assert in_flight.count == 0
-
-
-async def test_dispatchers_built_fresh_share_nothing(settings: Any) -> None:
-    first, second = Dispatchers(), Dispatchers()
-
-    assert first.get(ConformanceServer) is first.get(ConformanceServer)
-    assert first.get(ConformanceServer) is not second.get(ConformanceServer)
-    assert first.get(ConformanceServer).pending is not second.get(ConformanceServer).pending
 
 
 async def test_busy_dispatcher_answers_503_without_running_the_method(dispatcher: Dispatcher) -> None:
@@ -698,11 +698,15 @@ async def test_unknown_names_cost_nothing_for_anonymous_callers_or_unguarded_ser
 
 
 async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
-    dispatcher = Dispatcher(VaultServer.compiled())
+    from django_mcp.dispatcher.context import request_for
+    from django_mcp.dispatcher.tool_calls import visible_tool
+
+    compiled = VaultServer.compiled()
 
     async def visible(name: Any, user: Any) -> Any:
         envelope = parse_message(msgspec.json.encode(modern_request("tools/call", {"name": name})))
-        return await dispatcher.visible_tool(envelope, modern_context(envelope, user=user))
+        request = request_for(compiled, envelope, modern_context(envelope, user=user))
+        return await visible_tool(compiled, name, request)
 
     permitted = PermissionSpy()
     permitted.ahas_perms.return_value = True

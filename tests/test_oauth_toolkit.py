@@ -29,7 +29,7 @@ from django_mcp.contrib.oauth_toolkit import (  # noqa: E402
     OAuthToolkitAuthentication,
     bearer_token,
 )
-from django_mcp.transports._auth import authenticate  # noqa: E402
+from django_mcp.transports._identity import identify  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -217,6 +217,16 @@ def test_bearer_token_reads_the_header_only() -> None:
     assert bearer_token(_request("Bearer")) == ""
     assert bearer_token(_request("Basic abc")) is None
     assert bearer_token(_request(path="/?access_token=abc")) is None
+
+
+async def authenticate(request: Any, server: Any) -> tuple[Any, Any]:
+    """Identify ``request``'s caller as the endpoint does; a refusal as Django's response."""
+    from django_mcp.conf import get_settings
+    from django_mcp.transports.http import _exchange_of, response_of
+
+    backends = get_settings().authentication_backends
+    user, denied = await identify(_exchange_of(request), server, backends=backends)
+    return user, (response_of(denied) if denied is not None else None)
 
 
 # These run django_mcp's async authenticate() from sync tests: async_to_sync

@@ -118,3 +118,15 @@ def test_a_failing_mcp_module_rolls_its_registrations_back(fresh: Registry, sett
         sys.modules.pop("rollback_app", None)
         sys.modules.pop("rollback_app.mcp", None)
     assert fresh.snapshot() == before
+
+
+def test_each_registry_owns_one_dispatcher_endpoint_and_view_per_server() -> None:
+    from testproject.conformance.mcp import ConformanceServer
+
+    first, second = Registry(), Registry()
+
+    assert first.dispatcher(ConformanceServer) is first.dispatcher(ConformanceServer)
+    assert first.endpoint(ConformanceServer).dispatcher is first.dispatcher(ConformanceServer)
+    assert first.view(ConformanceServer).endpoint is first.endpoint(ConformanceServer)
+    assert first.dispatcher(ConformanceServer) is not second.dispatcher(ConformanceServer)
+    assert first.dispatcher(ConformanceServer).pending is not second.dispatcher(ConformanceServer).pending

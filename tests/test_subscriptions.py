@@ -20,13 +20,15 @@ import pytest
 
 import django_mcp
 from django_mcp import McpRequest, McpResponse, Resource, Server, Tool
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message, subscriptions
+from django_mcp.dispatcher import Dispatcher, subscriptions
 from django_mcp.dispatcher.closing import CLOSING
-from django_mcp.dispatcher.context import legacy_context
+from django_mcp.dispatcher.codec import parse_message
+from django_mcp.dispatcher.context import legacy_context, modern_context
 from django_mcp.dispatcher.sessions import LocalSession
-from django_mcp.dispatcher.subscriptions import SUBSCRIPTION_ID, NotificationsUnavailable
 from django_mcp.events import Event, EventBackend, EventsLost
+from django_mcp.exceptions import NotificationsUnavailable
 from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
 from tests.fake_backends import RETRY_AFTER, DownBackend
 from tests.wire import modern_request
 
@@ -114,7 +116,7 @@ async def test_acknowledgement_keeps_only_uris_the_caller_may_read() -> None:
                 "toolsListChanged": True,
                 "resourceSubscriptions": ["demo://open", "demo://items/7"],
             },
-            "_meta": {SUBSCRIPTION_ID: "sub-1"},
+            "_meta": {META_SUBSCRIPTION_ID: "sub-1"},
         },
     }
 
@@ -130,7 +132,7 @@ async def test_updates_are_delivered_only_for_watched_uris_with_the_subscription
     assert message == {
         "jsonrpc": "2.0",
         "method": "notifications/resources/updated",
-        "params": {"uri": "demo://items/7", "_meta": {SUBSCRIPTION_ID: 9}},
+        "params": {"uri": "demo://items/7", "_meta": {META_SUBSCRIPTION_ID: 9}},
     }
 
 
@@ -168,7 +170,7 @@ async def test_sub_resource_updates_reach_only_callers_who_may_read_them(user: A
     await stream.aclose()
 
     assert ack["params"]["notifications"] == {"resourceSubscriptions": ["vault://box"]}
-    assert message["params"] == {"uri": first, "_meta": {SUBSCRIPTION_ID: "sub-2"}}
+    assert message["params"] == {"uri": first, "_meta": {META_SUBSCRIPTION_ID: "sub-2"}}
 
 
 async def test_readability_is_decided_once_per_uri_for_the_life_of_a_stream() -> None:
@@ -259,7 +261,7 @@ def _listen_result(request_id: Any) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": request_id,
-        "result": {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: request_id}},
+        "result": {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: request_id}},
     }
 
 
@@ -324,7 +326,7 @@ async def test_listen_stream_whose_events_are_lost_ends_with_its_result(
         {
             "jsonrpc": "2.0",
             "method": "notifications/tools/list_changed",
-            "params": {"_meta": {SUBSCRIPTION_ID: "sub-3"}},
+            "params": {"_meta": {META_SUBSCRIPTION_ID: "sub-3"}},
         },
         _listen_result("sub-3"),
     ]

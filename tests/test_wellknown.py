@@ -12,7 +12,7 @@ from django.test import Client, RequestFactory
 from django.urls import include, path
 
 from django_mcp import McpResponse, Server, Tool
-from django_mcp.transports._auth import challenge
+from django_mcp.transports._identity import challenge
 from django_mcp.wellknown import resource_metadata_errors
 
 
@@ -92,8 +92,10 @@ def test_resource_uses_the_request_scheme_and_host(client: Client, configured: d
 def test_challenge_points_at_a_document_for_the_challenged_endpoint(
     client: Client, configured: dict[str, Any]
 ) -> None:
+    from django_mcp.transports.http import _exchange_of
+
     request = RequestFactory().post("/public/mcp/")
-    header = challenge(request)["WWW-Authenticate"]
+    header = challenge(_exchange_of(request)).header("WWW-Authenticate")
     url = re.fullmatch(r'Bearer resource_metadata="http://testserver(/[^"]+)"', header)
     assert url is not None, header
 

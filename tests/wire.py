@@ -17,9 +17,9 @@ from typing import Any
 import msgspec
 
 from django_mcp import Server
-from django_mcp.dispatcher import Dispatcher, modern_context, parse_message
-from django_mcp.dispatcher.codec import encode_error
-from django_mcp.dispatcher.context import Emit
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.codec import encode_error, parse_message
+from django_mcp.dispatcher.context import Emit, modern_context
 from django_mcp.exceptions import McpError
 
 MODERN = "2026-07-28"

@@ -29,10 +29,8 @@ updates of URIs their caller may read, and end on the server's side when
 events were lost or the server shuts down (``subscriptions.py``); at most
 ``MCP_MAX_STREAMS`` are open per process (``admission.py``). A
 2025-11-25 client's answer or cancellation reaches the worker whose request
-it concerns through ``relay`` (``relay.py``). ``visible_tool()`` applies the
-``tools/call`` visibility rule for a transport that must know it before
-dispatch (``Mcp-Param-*`` headers are checked only for a tool the caller
-may use, so a hidden tool answers like an unknown one). Transports frame
+it concerns through ``relay`` (``relay.py``). Dispatchers are built and
+owned by the registry (``django_mcp.registry``), one per server. Transports frame
 bytes (``django_mcp.transports``); this package never imports
 ``django.http``. Settings arrive as one ``McpSettings`` value, re-read
 after Django's ``setting_changed``.
@@ -51,6 +49,7 @@ from typing import Any, Final
 import msgspec
 from django.core.signals import setting_changed
 
+from django_mcp._types import HttpSource
 from django_mcp.conf import McpSettings, get_settings
 from django_mcp.dispatcher import (
     completion,
@@ -59,19 +58,17 @@ from django_mcp.dispatcher import (
     resources,
     subscriptions,
     tasks,
-    tool_calls,
     tools,
 )
-from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams, ServerBusy, TooManyStreams
+from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams
 from django_mcp.dispatcher.codec import (
     Envelope,
     Reply,
     encode_response,
     encoded_size,
     error_reply,
-    parse_message,
 )
-from django_mcp.dispatcher.context import META_SERVER_INFO, Call, CallContext, Emit, Era, modern_context
+from django_mcp.dispatcher.context import Call, CallContext, Emit, Era, legacy_context, request_for
 from django_mcp.dispatcher.continuation import ask_legacy_client
 from django_mcp.dispatcher.relay import Relay
 from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests, SessionStreams
@@ -82,30 +79,16 @@ from django_mcp.exceptions import (
     MethodNotFound,
     MissingClientCapability,
     ResourceNotFound,
+    ServerBusy,
 )
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET, UnsetType
 from django_mcp.protocol.definitions import ServerCapabilities
+from django_mcp.protocol.meta import META_SERVER_INFO
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequiredResult
-from django_mcp.protocol.versions import LEGACY_VERSIONS
-from django_mcp.request import McpRequest
-from django_mcp.server.compiler import CompiledServer, CompiledTool
+from django_mcp.server.compiler import CompiledServer
 
-__all__ = [
-    "METHODS",
-    "CallContext",
-    "Dispatcher",
-    "Dispatchers",
-    "IN_FLIGHT",
-    "InFlight",
-    "Method",
-    "OpenStreams",
-    "ServerBusy",
-    "TooManyStreams",
-    "dispatchers",
-    "modern_context",
-    "parse_message",
-]
+__all__ = ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"]
 
 logger = logging.getLogger(__name__)
 
@@ -297,8 +280,6 @@ class Dispatcher:
         self.relay = Relay(compiled.key, self.pending, self.legacy_calls)
         #: The open GET streams of 2025-11-25 sessions (one per session).
         self.session_streams = SessionStreams()
-        #: True when some tool mirrors arguments into ``Mcp-Param-*`` headers.
-        self.mirrors_arguments = any(compiled.tool_headers.values())
 
     def __repr__(self) -> str:
         return f"Dispatcher({self.compiled.key})"
@@ -331,17 +312,6 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         return row
 
-    async def visible_tool(self, envelope: Envelope, ctx: CallContext) -> CompiledTool | None:
-        """Return the tool a ``tools/call`` names if its caller may use it, else None.
-
-        The rule is ``tools/call``'s own: a hidden tool is None, exactly
-        like an unknown or a non-string name.
-        """
-        name = envelope.params.get("name")
-        if not isinstance(name, str):
-            return None
-        return await tool_calls.visible_tool(self.compiled, name, self._request(envelope, ctx, None))
-
     def asks_input(self, method: str) -> bool:
         """Return True when ``method`` may need input from the client."""
         row = METHODS.get(method)
@@ -364,7 +334,7 @@ class Dispatcher:
                 envelope,
                 envelope.params,
                 ctx,
-                self._request(envelope, ctx, emit),
+                request_for(self.compiled, envelope, ctx, emit),
                 emit,
             )
             result = await row.handler(call)
@@ -383,26 +353,9 @@ class Dispatcher:
         finally:
             self.in_flight.leave()
 
-    def _request(self, envelope: Envelope, ctx: CallContext, emit: Emit | None) -> McpRequest:
-        return McpRequest(
-            method=envelope.method,
-            params=envelope.params,
-            meta=ctx.meta,
-            protocol_version=ctx.protocol_version,
-            client_capabilities=ctx.client_capabilities,
-            client_info=ctx.client_info,
-            request_id=envelope.id,
-            http_request=ctx.http_request,
-            user=ctx.user,
-            log_level=ctx.log_level,
-            progress_token=ctx.progress_token,
-            server=self.compiled,
-            emit=emit,
-        )
-
     def _retry(self, call: Call, params: dict[str, Any]) -> Call:
         envelope = dataclasses.replace(call.envelope, params=params)
-        request = self._request(envelope, call.ctx, call.emit)
+        request = request_for(self.compiled, envelope, call.ctx, call.emit)
         return dataclasses.replace(call, envelope=envelope, params=params, request=request)
 
     def _check_meta_size(self, meta: Any, settings: McpSettings, era: Era) -> None:
@@ -449,7 +402,7 @@ class Dispatcher:
         """
         self.route(envelope.method, ctx.era)
         honoured = subscriptions.honoured_filter(self.compiled, envelope.params.get("notifications"))
-        request = self._request(envelope, ctx, None)
+        request = request_for(self.compiled, envelope, ctx)
 
         async def readable(uri: str) -> bool:
             try:
@@ -462,11 +415,7 @@ class Dispatcher:
         return self.streams.open(stream, self.settings.max_streams)
 
     def session_notifications(
-        self,
-        current: Callable[[], Awaitable[Any]],
-        *,
-        user: Any = None,
-        http_request: Any = None,
+        self, current: Callable[[], Awaitable[Any]], *, user: Any = None, http: HttpSource | None = None
     ) -> AsyncIterator[bytes]:
         """Return a 2025-11-25 session's stream of change notifications.
 
@@ -474,26 +423,19 @@ class Dispatcher:
         caller; None is anonymous) may read. Raises ``TooManyStreams`` when
         ``MCP_MAX_STREAMS`` streams are open.
         """
-        negotiated: list[Any] = []
+        contexts: list[CallContext] = []
 
         async def readable(uri: str) -> bool:
-            if not negotiated:
-                negotiated.append(await current())
-            session = negotiated[0]
-            request = McpRequest(
-                method="resources/read",
-                params={"uri": uri},
-                meta={},
-                protocol_version=session.version if session is not None else LEGACY_VERSIONS[0],
-                client_capabilities=session.capabilities if session is not None else {},
-                client_info=session.client_info if session is not None else None,
-                http_request=http_request,
-                user=user,
-                server=self.compiled,
-            )
-            request.uri = uri
+            if not contexts:
+                session = await current()
+                if session is None:
+                    return False
+                contexts.append(legacy_context(_READ, session, http=http, user=user))
+            envelope = dataclasses.replace(_READ, params={"uri": uri})
             try:
-                await resources.find_resource(self.compiled, uri, request)
+                await resources.find_resource(
+                    self.compiled, uri, request_for(self.compiled, envelope, contexts[0])
+                )
             except ResourceNotFound:
                 return False
             return True
@@ -565,23 +507,5 @@ def _legacy_error(error: McpError) -> McpError:
     return error
 
 
-class Dispatchers:
-    """One ``Dispatcher`` per server class, built on first use."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._by_server: dict[type[Any], Dispatcher] = {}
-
-    def get(self, server: type[Any]) -> Dispatcher:
-        """Return the dispatcher serving ``server`` (compiled once)."""
-        dispatcher = self._by_server.get(server)
-        if dispatcher is None:
-            with self._lock:
-                dispatcher = self._by_server.get(server)
-                if dispatcher is None:
-                    dispatcher = self._by_server[server] = Dispatcher(server.compiled())
-        return dispatcher
-
-
-dispatchers: Final = Dispatchers()
-"""The process-wide dispatchers the transports serve."""
+# The message a session stream checks readability with (its uri varies).
+_READ: Final = Envelope(kind="request", method="resources/read")

@@ -19,22 +19,9 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Final
 
-from django_mcp.exceptions import InternalError
+from django_mcp.exceptions import TooManyStreams
 
-__all__ = ["OPEN_STREAMS", "OpenStreams", "ServerBusy", "TooManyStreams"]
-
-
-class ServerBusy(InternalError):
-    """No request slot freed up within ``MCP_QUEUE_TIMEOUT`` seconds."""
-
-    default_message = "Server busy: too many concurrent requests, retry later"
-    http_status = 503
-
-
-class TooManyStreams(ServerBusy):
-    """``MCP_MAX_STREAMS`` streams are already open in this process."""
-
-    default_message = "Server busy: too many open streams, retry later"
+__all__ = ["OPEN_STREAMS", "OpenStreams"]
 
 
 class OpenStreams:

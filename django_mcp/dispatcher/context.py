@@ -8,20 +8,25 @@ does not speak is -32022 with ``supported``/``requested``. A 2025-11-25
 request takes version, capabilities and log level from its session; only a
 ``progressToken`` comes with the request.
 
-``CallContext`` is what a transport knows about the caller; ``Call`` is
-what each method handler receives: the compiled server, the settings, the
-message, the context and the ``McpRequest`` handed to user code.
+``era_of`` decides which era serves a message, for every transport.
+``CallContext`` is what a transport knows about the caller (built here
+only: ``modern_context``, ``legacy_context``, ``stored_context``); ``Call``
+is what each method handler receives: the compiled server, the settings,
+the message, the context and the ``McpRequest`` handed to user code
+(built by ``request_for`` only).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from django_mcp._types import HttpSource
 from django_mcp.dispatcher.codec import Envelope, is_valid_id
-from django_mcp.exceptions import HeaderMismatch, InvalidParams, UnsupportedProtocolVersion
-from django_mcp.protocol.versions import MODERN_VERSIONS
+from django_mcp.exceptions import HeaderMismatch, InvalidParams, MissingMeta, UnsupportedProtocolVersion
+from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
+from django_mcp.protocol.versions import MODERN_VERSIONS, is_legacy
 from django_mcp.request import LOG_LEVELS, McpRequest
 from django_mcp.server.compiler import CompiledServer, CompiledTool
 
@@ -29,40 +34,25 @@ if TYPE_CHECKING:
     from django_mcp.conf import McpSettings
 
 __all__ = [
-    "META_CAPABILITIES",
-    "META_CLIENT_INFO",
-    "META_LOG_LEVEL",
-    "META_SERVER_INFO",
-    "META_VERSION",
     "Call",
     "CallContext",
     "ClientRequest",
     "Emit",
     "Era",
-    "MissingMeta",
     "check_version",
+    "era_of",
     "is_modern",
     "legacy_context",
     "modern_context",
+    "request_for",
+    "stored_context",
 ]
-
-META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 
 Era = Literal["modern", "legacy"]
 #: Send one notification (method, params) on the request's own stream.
 Emit = Callable[[str, dict[str, Any]], None]
 #: Send a 2025-11-25 server-to-client request and await the client's result.
 ClientRequest = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
-
-class MissingMeta(InvalidParams):
-    """A modern request lacks a required ``_meta`` key (HTTP 400)."""
-
-    http_status = 400
 
 
 @dataclasses.dataclass(slots=True)
@@ -76,7 +66,8 @@ class CallContext:
     log_level: str | None = None
     progress_token: Any = None
     meta: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    http_request: Any = None
+    #: The HTTP request the message arrived in (None over STDIO, in tests).
+    http: HttpSource | None = None
     user: Any = None
     #: Legacy only: send a server-to-client request and await its result.
     client_request: ClientRequest | None = None
@@ -101,6 +92,34 @@ class Call:
     emit: Emit | None
 
 
+def era_of(
+    envelope: Envelope, *, in_session: bool, version_header: str | None = None
+) -> Literal["modern", "legacy", "initialize"] | None:
+    """Return which protocol era serves a message: one rule for HTTP and STDIO.
+
+    * a ``_meta`` naming a protocol version: ``"modern"`` (a stale session
+      id beside it is ignored, MCP 2026-07-28 basic/transports);
+    * in a 2025-11-25 session: ``"legacy"`` (an ``initialize`` there is
+      refused by the session);
+    * ``initialize`` otherwise: ``"initialize"``, the 2025-11-25 handshake;
+    * an ``MCP-Protocol-Version`` header (HTTP): ``"modern"`` unless it names
+      a 2025-11-25-era revision; a ``_meta`` without a version: ``"modern"``
+      (both then fail ``modern_context`` with the precise error);
+    * else None: neither era can serve it (HTTP answers 400, STDIO takes it
+      as a 2026-07-28 request without its ``_meta``).
+    """
+    meta = envelope.params.get("_meta")
+    if isinstance(meta, dict) and META_VERSION in meta:
+        return "modern"
+    if in_session:
+        return "legacy"
+    if envelope.method == "initialize":
+        return "initialize"
+    if version_header is not None:
+        return None if is_legacy(version_header) else "modern"
+    return "modern" if isinstance(meta, dict) else None
+
+
 def is_modern(envelope: Envelope) -> bool:
     """Return True when a message names its protocol version in ``_meta``."""
     meta = envelope.params.get("_meta")
@@ -110,7 +129,7 @@ def is_modern(envelope: Envelope) -> bool:
 def modern_context(
     envelope: Envelope,
     *,
-    http_request: Any = None,
+    http: HttpSource | None = None,
     user: Any = None,
     version_header: str | None = None,
     header_required: bool = False,
@@ -159,7 +178,7 @@ def modern_context(
         log_level=level,
         progress_token=token,
         meta=meta,
-        http_request=http_request,
+        http=http,
         user=user,
     )
 
@@ -174,7 +193,7 @@ def legacy_context(
     envelope: Envelope,
     session: Any,
     *,
-    http_request: Any = None,
+    http: HttpSource | None = None,
     user: Any = None,
     client_request: ClientRequest | None = None,
 ) -> CallContext:
@@ -195,8 +214,42 @@ def legacy_context(
         log_level=session.log_level,
         progress_token=token if is_valid_id(token) else None,
         meta=meta,
-        http_request=http_request,
+        http=http,
         user=user,
         client_request=client_request,
         session=session,
+    )
+
+
+def stored_context(
+    *, protocol_version: str, client_capabilities: Mapping[str, Any], client_info: Any, user: Any
+) -> CallContext:
+    """Return the context of a call rebuilt from storage (a task's run): no transport, no stream."""
+    return CallContext(
+        era="modern",
+        protocol_version=protocol_version,
+        client_capabilities=client_capabilities,
+        client_info=client_info if isinstance(client_info, Mapping) else None,
+        user=user,
+    )
+
+
+def request_for(
+    compiled: CompiledServer, envelope: Envelope, ctx: CallContext, emit: Emit | None = None
+) -> McpRequest:
+    """Return the ``McpRequest`` user code sees for ``envelope`` in ``ctx``: the one place it is built."""
+    return McpRequest(
+        method=envelope.method,
+        params=envelope.params,
+        meta=ctx.meta,
+        protocol_version=ctx.protocol_version,
+        client_capabilities=ctx.client_capabilities,
+        client_info=ctx.client_info,
+        request_id=envelope.id,
+        http=ctx.http,
+        user=ctx.user,
+        log_level=ctx.log_level,
+        progress_token=ctx.progress_token,
+        server=compiled,
+        emit=emit,
     )

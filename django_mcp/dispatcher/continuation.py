@@ -4,9 +4,9 @@ A handler returns ``InputRequiredResult`` with ``input_requests`` and any
 JSON ``request_state``. Before it reaches the client the state is signed
 with Django's signing, bound to the server, the method, the component, a
 digest of the arguments and the caller: an authenticated user by primary
-key, an anonymous one by client address when the transport knows it (HTTP
-``REMOTE_ADDR``; best effort: callers behind one proxy or NAT share an
-address, and STDIO has none). On the retry it is verified (tampered,
+key, an anonymous one by client address when the transport knows it
+(``django_mcp._callers``: best effort, callers behind one proxy or NAT
+share an address, and STDIO has none). On the retry it is verified (tampered,
 expired, replayed on another server, request or by another caller ->
 -32602) and handed back to the handler decoded. Each sealed state is
 single-use: its digest is recorded in Django's ``default`` cache until it
@@ -31,6 +31,7 @@ import msgspec
 from django.core import signing
 from django.core.cache import caches
 
+from django_mcp._callers import caller_principal
 from django_mcp.dispatcher.context import Call
 from django_mcp.exceptions import InternalError, InvalidParams, MissingClientCapability
 from django_mcp.protocol._base import UNSET
@@ -42,9 +43,7 @@ __all__ = [
     "USED_KEY_PREFIX",
     "ask_legacy_client",
     "attach_inputs",
-    "caller_principal",
     "check_input_requests",
-    "client_address",
     "finish_input_required",
     "is_continuation",
     "seal_state",
@@ -60,17 +59,6 @@ USED_KEY_PREFIX: Final = "django_mcp:request_state:"
 
 _SALT = "django_mcp.request_state"
 _encoder = msgspec.json.Encoder(order="sorted")
-
-
-def caller_principal(user: Any, client: str | None) -> str:
-    """Return who is calling: ``user:<pk>``, else ``anonymous:<address>``.
-
-    ``client`` is the caller's address (``client_address``); callers behind
-    one proxy or NAT share it, and STDIO has none.
-    """
-    if getattr(user, "is_authenticated", False):
-        return f"user:{getattr(user, 'pk', None)}"
-    return f"anonymous:{client or ''}"
 
 
 def _binding(server: str, method: str, target: str, arguments: Any, user: Any, client: str | None) -> str:
@@ -140,13 +128,6 @@ async def spend_state(token: str, *, max_age: int) -> None:
         raise InvalidParams("requestState already used: start the request again")
 
 
-def client_address(request: McpRequest) -> str | None:
-    """Return the caller's network address when the transport knows one."""
-    meta = getattr(request.http_request, "META", None)
-    address = meta.get("REMOTE_ADDR") if isinstance(meta, Mapping) else None
-    return address if isinstance(address, str) and address else None
-
-
 def is_continuation(params: Mapping[str, Any]) -> bool:
     """Return True for a retry carrying input responses or request state."""
     return "inputResponses" in params or "requestState" in params
@@ -173,7 +154,7 @@ async def attach_inputs(call: Call, *, target: str, arguments: Any) -> None:
             target=target,
             arguments=arguments,
             user=request.user,
-            client=client_address(request),
+            client=request.client_address,
             max_age=max_age,
         )
         await spend_state(token, max_age=max_age)
@@ -194,7 +175,7 @@ def finish_input_required(
         target=target,
         arguments=arguments,
         user=call.request.user,
-        client=client_address(call.request),
+        client=call.request.client_address,
     )
     return msgspec.structs.replace(result, request_state=sealed)
 

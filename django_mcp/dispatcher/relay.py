@@ -30,19 +30,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from django_mcp.dispatcher.admission import ServerBusy
 from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests
 from django_mcp.events import ForwardFailed, get_backend, on_forwarded
+from django_mcp.exceptions import AnswerNotDelivered
 
-__all__ = ["AnswerNotDelivered", "Relay"]
+__all__ = ["Relay"]
 
 logger = logging.getLogger(__name__)
-
-
-class AnswerNotDelivered(ServerBusy):
-    """A client's answer or cancellation could not be handed to the worker concerned."""
-
-    default_message = "The message could not be handed to the worker serving its request: retry later"
 
 
 class Relay:

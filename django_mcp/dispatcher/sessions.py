@@ -40,7 +40,7 @@ from django.core.cache import caches
 
 from django_mcp.dispatcher.codec import encoded_size
 from django_mcp.dispatcher.subscriptions import watches
-from django_mcp.exceptions import InternalError, InvalidParams
+from django_mcp.exceptions import InvalidParams, SessionBusy
 
 __all__ = [
     "ClientRequestFailed",
@@ -48,7 +48,6 @@ __all__ = [
     "LegacySession",
     "LocalSession",
     "PendingRequests",
-    "SessionBusy",
     "SessionState",
     "SessionStreams",
     "StreamClaim",
@@ -315,12 +314,6 @@ async def _locked(cache: Any, session_id: str) -> AsyncIterator[None]:
             await cache.adelete(key)
 
 
-class SessionBusy(InternalError):
-    """A session's lock could not be taken in time (too many concurrent changes)."""
-
-    default_message = "Session busy: too many concurrent changes, retry later"
-
-
 class SessionStreams:
     """The open GET streams of 2025-11-25 sessions: at most one per session.
 
@@ -452,6 +445,12 @@ class PendingRequests:
         else:
             future.set_result(result)
         return True
+
+    def cancel_all(self, session_id: str) -> None:
+        """Cancel every request of ``session_id`` still waiting (its client is gone)."""
+        for (session, _request_id), future in list(self._futures.items()):
+            if session == session_id:
+                future.cancel()
 
 
 class LegacyCalls:

@@ -40,18 +40,16 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
-from django_mcp.dispatcher.admission import ServerBusy
 from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import encode_notification, encode_response
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
-from django_mcp.exceptions import InvalidParams
+from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
 from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
 from django_mcp.server.compiler import CompiledServer
 
 __all__ = [
     "MAX_VERDICTS",
-    "SUBSCRIPTION_ID",
-    "NotificationsUnavailable",
     "Readable",
     "honoured_filter",
     "listen",
@@ -61,7 +59,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 
 MAX_VERDICTS: Final = 1024
 """How many per-URI readability verdicts one stream remembers."""
@@ -79,17 +76,6 @@ _LIST_FLAGS: Final = {
     "promptsListChanged": "prompts",
     "resourcesListChanged": "resources",
 }
-
-
-class NotificationsUnavailable(ServerBusy):
-    """The event backend cannot deliver change notifications now (e.g. Redis is down)."""
-
-    default_message = "Change notifications are unavailable right now: retry later"
-
-    def __init__(self, message: str | None = None, *, retry_after: float = 1) -> None:
-        super().__init__(message)
-        #: Seconds after which listening may work again.
-        self.retry_after = retry_after
 
 
 def watches(watched: Iterable[str], uri: str) -> bool:
@@ -158,7 +144,7 @@ async def listen(
         honoured["resourceSubscriptions"] = [
             uri for uri in honoured["resourceSubscriptions"] if await may_read(uri)
         ]
-    meta = {SUBSCRIPTION_ID: request_id}
+    meta = {META_SUBSCRIPTION_ID: request_id}
     offered = _offered(compiled)
     lists = {kind: offered[kind] for flag, kind in _LIST_FLAGS.items() if honoured.get(flag)}
     watched = honoured.get("resourceSubscriptions") or ()

@@ -56,9 +56,10 @@ from typing import TYPE_CHECKING, Any, Final
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
+from django_mcp._callers import caller_principal
 from django_mcp.dispatcher import task_store
 from django_mcp.dispatcher.context import Call
-from django_mcp.dispatcher.continuation import caller_principal, client_address, finish_input_required
+from django_mcp.dispatcher.continuation import finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.exceptions import InvalidParams, McpError, MethodNotFound, MissingClientCapability
 from django_mcp.protocol._base import UNSET
@@ -168,7 +169,7 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
         id=secrets.token_urlsafe(TASK_ID_BYTES),
         server=call.compiled.key,
         tool=entry.name,
-        owner=caller_principal(request.user, client_address(request)),
+        owner=caller_principal(request.user, request.client_address),
         user_pk=_user_pk(request.user),
         status=McpTask.Status.WORKING,
         created_at=now,
@@ -237,7 +238,7 @@ async def _find(call: Call) -> McpTask:
         raise InvalidParams(f"{call.envelope.method} needs a string taskId")
     record = await McpTask.objects.filter(pk=task_id, server=call.compiled.key).afirst()
     request = call.request
-    if record is None or record.owner != caller_principal(request.user, client_address(request)):
+    if record is None or record.owner != caller_principal(request.user, request.client_address):
         raise InvalidParams(_NOT_FOUND)
     if record.expires_at is not None and record.expires_at <= timezone.now():
         await McpTask.objects.filter(pk=record.pk).adelete()

@@ -1,6 +1,6 @@
 """Compile a ``Server`` declaration into an immutable, validated catalog.
 
-``compile_server(ServerClass)`` runs once per class (the result is cached)
+``compile_server(MyServer)`` runs once per class (the result is cached)
 and raises ``ImproperlyConfigured`` naming the offending class for every
 declaration mistake: bad or duplicate names, a missing ``handle``, handler
 parameters that cannot be supplied, invalid schemas, URI templates that are
@@ -18,7 +18,7 @@ import threading
 import typing
 from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 from django.core.exceptions import ImproperlyConfigured
@@ -51,8 +51,8 @@ from django_mcp.server.primitives import (
 )
 from django_mcp.server.templates import TemplateError, UriTemplate
 
-if TYPE_CHECKING:
-    from django_mcp.server.server import Server
+#: A ``Server`` subclass (declarations are compiled here, never imported).
+ServerClass = type[Any]
 
 __all__ = [
     "CompiledPrompt",
@@ -63,6 +63,7 @@ __all__ = [
     "compile_server",
     "compiled_server",
     "default_name",
+    "is_server",
 ]
 
 _V = TypeVar("_V")
@@ -166,7 +167,7 @@ class CompiledServer:
     use, each tool's ``Mcp-Param-*`` header map and its 2025-11-25 definition.
     """
 
-    server: type[Server]
+    server: ServerClass
     info: Implementation
     tools: Mapping[str, CompiledTool]
     resources: Mapping[str, CompiledResource]
@@ -193,11 +194,16 @@ class CompiledServer:
     served_once: ServedOnce = dataclasses.field(default_factory=ServedOnce, compare=False, repr=False)
 
 
-_cache: dict[type[Server], CompiledServer] = {}
+_cache: dict[ServerClass, CompiledServer] = {}
 _lock = threading.Lock()
 
 
-def compile_server(server: type[Server]) -> CompiledServer:
+def is_server(declared: object) -> bool:
+    """Return True for a ``Server`` subclass (it carries the base class's marker)."""
+    return isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True
+
+
+def compile_server(server: ServerClass) -> CompiledServer:
     """Return the compiled catalog of ``server``, building it on first use."""
     compiled = _cache.get(server)
     if compiled is None:
@@ -238,9 +244,7 @@ def default_name(component: type[Any], suffix: str) -> str:
 
 def _compile(declared: Any) -> CompiledServer:
     server: Any = declared
-    # Server subclasses carry a marker: server.py imports this module, so
-    # this module cannot import the Server class back.
-    if not (isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True):
+    if not is_server(declared):
         raise ImproperlyConfigured(f"compile_server() needs a Server subclass, got {server!r}")
     label = f"{server.__module__}.{server.__qualname__}"
     _refuse_misspellings(server, label)

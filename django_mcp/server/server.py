@@ -2,19 +2,16 @@
 
 A Server is a declaration. ``compiled()`` validates it once and returns the
 immutable catalog the dispatcher serves; ``as_view()`` returns the Django
-view that speaks Streamable HTTP for it. The view itself is built by the
-HTTP transport (``django_mcp.transports.http``), which installs its view
-factory here when it is imported (the app imports it when Django starts):
-declarations never import a transport.
+view that speaks Streamable HTTP for it, from the registry, which owns what
+serves each server (``django_mcp.registry``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from django.core.exceptions import ImproperlyConfigured
-
+from django_mcp.registry import registry
 from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
 
@@ -47,11 +44,9 @@ class Server:
     #: Advertise ``resources.subscribe`` (change notifications per URI).
     subscribe: ClassVar[bool] = True
 
-    # What the compiler recognises a Server subclass by (it cannot import
-    # this module, which imports it).
+    # What the compiler and the registry recognise a Server subclass by:
+    # they serve declarations without importing them.
     _mcp_server: ClassVar[bool] = True
-    # Builds the HTTP view; installed by django_mcp.transports.http.
-    _view_factory: ClassVar[Callable[..., Any] | None] = None
 
     @classmethod
     def compiled(cls) -> CompiledServer:
@@ -59,12 +54,10 @@ class Server:
         return compile_server(cls)
 
     @classmethod
-    def as_view(cls, **options: Any) -> Any:
-        """Return the Django view serving this server over Streamable HTTP."""
-        factory = Server._view_factory
-        if factory is None:
-            raise ImproperlyConfigured(
-                f"{cls.__qualname__}.as_view() needs the HTTP transport: add 'django_mcp' to "
-                "INSTALLED_APPS (or import django_mcp.transports.http)"
-            )
-        return factory(cls, **options)
+    def as_view(cls) -> Any:
+        """Return the Django view serving this server over Streamable HTTP.
+
+        The server is compiled now, when the URLconf loads; see
+        ``django_mcp.registry`` for what happens when it does not compile.
+        """
+        return registry.view(cls)

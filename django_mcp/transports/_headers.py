@@ -25,12 +25,20 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django_mcp.exceptions import HeaderMismatch
 
-__all__ = ["McpHeaders", "decode_value", "validate_headers"]
+__all__ = [
+    "McpHeaders",
+    "conforming_headers",
+    "decode_value",
+    "encode_value",
+    "mirrored_headers",
+    "validate_headers",
+    "validate_param_headers",
+]
 
 _VALID_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
 # The body member ``Mcp-Name`` mirrors, per method (SEP-2243; tasks/*: SEP-2663
@@ -50,14 +58,13 @@ class McpHeaders:
     """Case-insensitive view of a request's headers that keeps duplicates.
 
     ``session_id`` and ``protocol_version`` are read up front: they decide
-    which protocol era serves the request.
-
-    Raises:
-        HeaderMismatch: ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is
-            sent more than once.
+    which protocol era serves the request. ``check_era_headers()`` refuses
+    either one sent more than once.
     """
 
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+    __slots__ = ("_values", "protocol_version", "session_id")
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
         self._values: dict[str, list[str]] = {}
         for name, value in pairs:
             # Surrounding whitespace is not part of a field value (RFC 9110
@@ -65,31 +72,40 @@ class McpHeaders:
             self._values.setdefault(name.lower(), []).append(value.strip(" \t"))
         session = self._values.get("mcp-session-id")
         version = self._values.get("mcp-protocol-version")
-        if (session and len(session) > 1) or (version and len(version) > 1):
-            self.get("Mcp-Session-Id")  # raises for the repeated one
-            self.get("MCP-Protocol-Version")
         # Read on every request: plain lookups rather than get() calls.
         self.session_id = session[0] if session else None
         self.protocol_version = version[0] if version else None
 
+    def check_era_headers(self) -> None:
+        """Raise ``HeaderMismatch`` when ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is repeated."""
+        self.get("Mcp-Session-Id")
+        self.get("MCP-Protocol-Version")
+
     @classmethod
-    def from_request(cls, request: Any) -> McpHeaders:
-        """Read the raw ASGI headers when available (exact names), else META.
+    def from_asgi(cls, raw: Iterable[tuple[bytes, bytes]]) -> McpHeaders:
+        """Read an ASGI scope's header list (exact names, repeats kept)."""
+        return cls([(name.decode("latin-1"), value.decode("latin-1")) for name, value in raw])
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, Any]) -> McpHeaders:
+        """Read a WSGI environ (or Django's ``request.META``).
 
         A WSGI server has already joined a repeated header into one value,
-        so there a repeat cannot be told apart. META is read directly:
-        ``request.headers`` would build a whole mapping per request.
+        so there a repeat cannot be told apart.
         """
-        scope = getattr(request, "scope", None)
-        if isinstance(scope, dict) and "headers" in scope:
-            return cls([(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]])
-        return cls(
-            [
-                (name[5:].replace("_", "-"), value)
-                for name, value in request.META.items()
-                if name[:5] == "HTTP_"
-            ]
-        )
+        pairs = [
+            (name[5:].replace("_", "-"), value) for name, value in environ.items() if name[:5] == "HTTP_"
+        ]
+        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            value = environ.get(name)
+            if value:
+                pairs.append((name.replace("_", "-"), value))
+        return cls(pairs)
+
+    def joined(self, name: str, separator: str = ", ") -> str | None:
+        """Return every value of ``name`` joined as one (a list header, RFC 9110 5.3), None if absent."""
+        values = self._values.get(name.lower())
+        return separator.join(values) if values else None
 
     def get(self, name: str) -> str | None:
         """Return the single value of ``name``; raise when it is repeated."""
@@ -128,6 +144,55 @@ def decode_value(name: str, raw: str) -> str:
         raise HeaderMismatch(f"Header mismatch: {name} header is not valid Base64") from None
 
 
+def encode_value(value: str) -> str:
+    """Return ``value`` as a header value a server decodes back with ``decode_value``.
+
+    Visible ASCII (and inner spaces) goes as it is; anything else, and a
+    value that would read as the sentinel form, as ``=?base64?<b64>?=``.
+    """
+    if _VALID_VALUE.match(value) and value == value.strip(" \t") and not _BASE64.match(value):
+        return value
+    return "=?base64?" + base64.b64encode(value.encode("utf-8")).decode("ascii") + "?="
+
+
+def conforming_headers(
+    method: str,
+    params: Mapping[str, Any],
+    *,
+    version: str,
+    param_headers: Mapping[str, tuple[str, str]] | None = None,
+) -> dict[str, str]:
+    """Return the MCP headers a conforming 2026-07-28 client sends with a request.
+
+    ``param_headers`` is the called tool's compiled ``Mcp-Param-*`` map.
+    """
+    headers = {"MCP-Protocol-Version": version, "Mcp-Method": encode_value(method)}
+    name_key = _NAME_KEYS.get(method)
+    if name_key is not None and isinstance(params.get(name_key), str):
+        headers["Mcp-Name"] = encode_value(params[name_key])
+    if param_headers:
+        arguments = params.get("arguments")
+        headers.update(mirrored_headers(arguments if isinstance(arguments, Mapping) else {}, param_headers))
+    return headers
+
+
+def mirrored_headers(
+    arguments: Mapping[str, Any], param_headers: Mapping[str, tuple[str, str]]
+) -> dict[str, str]:
+    """Return the ``Mcp-Param-*`` headers a conforming client sends for a tool's ``arguments``."""
+    headers: dict[str, str] = {}
+    for header, (prop, _kind) in param_headers.items():
+        value = arguments.get(prop)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(value)
+        headers[f"Mcp-Param-{header}"] = encode_value(text)
+    return headers
+
+
 def _same(expected: Any, header: str, kind: str) -> bool:
     if kind == "boolean":
         return isinstance(expected, bool) and header == ("true" if expected else "false")
@@ -139,14 +204,8 @@ def _same(expected: Any, header: str, kind: str) -> bool:
     return isinstance(expected, str) and header == expected
 
 
-def validate_headers(
-    headers: McpHeaders,
-    *,
-    method: str,
-    params: Mapping[str, Any],
-    param_headers: Mapping[str, tuple[str, str]] | None,
-) -> None:
-    """Raise ``HeaderMismatch`` unless Mcp-Method/Name/Param-* agree with the body."""
+def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, Any]) -> None:
+    """Raise ``HeaderMismatch`` unless ``Mcp-Method`` and ``Mcp-Name`` agree with the body."""
     # Plain lookups first (every modern request comes here); get() phrases
     # the error for a header sent twice.
     values = headers._values
@@ -171,10 +230,15 @@ def validate_headers(
                 f"Header mismatch: Mcp-Name header value {sent_name!r} does not match body value "
                 f"{params[name_key]!r}"
             )
-    if not param_headers:
-        return
-    arguments = params.get("arguments")
-    arguments = arguments if isinstance(arguments, Mapping) else {}
+
+
+def validate_param_headers(
+    headers: McpHeaders, arguments: Mapping[str, Any], param_headers: Mapping[str, tuple[str, str]]
+) -> None:
+    """Raise ``HeaderMismatch`` unless the ``Mcp-Param-*`` headers mirror a tool's ``arguments``.
+
+    ``param_headers`` is the tool's compiled map ``{header: (property, kind)}``.
+    """
     sent = headers.with_prefix("Mcp-Param-")
     for header, (prop, kind) in param_headers.items():
         value = arguments.get(prop)

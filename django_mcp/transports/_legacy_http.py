@@ -1,4 +1,4 @@
-"""The 2025-11-25 sessions of the Streamable HTTP view.
+"""The 2025-11-25 sessions of the Streamable HTTP endpoint.
 
 MCP 2025-11-25 basic/transports ("Streamable HTTP", "Session Management"):
 ``initialize`` mints an ``Mcp-Session-Id`` kept in Django's cache, bound to
@@ -10,10 +10,10 @@ are relayed to the request they concern); GET opens the session's one
 notification stream (409 while it is open; resource updates only for URIs
 the GET's own caller may read), DELETE ends the session and its stream;
 server-to-client requests travel on the POST's SSE stream
-(``client_requester``).
+(``dispatcher/asking.py``, as on STDIO).
 
-``LegacySessionMixin`` holds these handlers; ``McpView`` (``http.py``)
-inherits it and routes a POST to them.
+``LegacySessions`` holds these handlers; the ``Endpoint`` (``_endpoint.py``)
+inherits it and routes to them.
 """
 
 from __future__ import annotations
@@ -21,70 +21,70 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponse
-from django.http.response import HttpResponseBase
-
-from django_mcp.dispatcher import Dispatcher, ServerBusy
-from django_mcp.dispatcher.codec import CLIENT_REQUEST_TIMEOUT, Envelope, encode_request
-from django_mcp.dispatcher.context import CallContext, legacy_context
-from django_mcp.dispatcher.sessions import ClientRequestFailed, LegacySession
-from django_mcp.exceptions import InternalError, InvalidRequest, McpError
+from django_mcp._callers import caller_identity, client_address, user_identity
+from django_mcp.dispatcher.asking import client_requester
+from django_mcp.dispatcher.codec import Envelope
+from django_mcp.dispatcher.context import CallContext, ClientRequest, legacy_context
+from django_mcp.dispatcher.sessions import LegacySession
+from django_mcp.exceptions import InvalidRequest, McpError, ServerBusy
 from django_mcp.protocol.versions import LEGACY_VERSIONS
-from django_mcp.ratelimit import caller_identity, count_in_window, user_identity
-from django_mcp.transports._auth import authenticate
+from django_mcp.ratelimit import count_in_window
+from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._identity import identify
 from django_mcp.transports._replies import (
-    JSON,
     SSE,
     Finished,
     busy,
     empty,
     json_error,
-    not_allowed,
-    sse_response,
+    json_reply,
+    sse_reply,
     started,
     with_keepalive,
 )
 
-__all__ = ["SESSION_HEADER", "LegacySessionMixin", "client_requester"]
+if TYPE_CHECKING:
+    from django_mcp.dispatcher import Dispatcher
 
-# The view's logger: one name for the whole HTTP transport, as configured.
+__all__ = ["SESSION_HEADER", "LegacySessions"]
+
+# One name for the whole HTTP transport, as projects configure it.
 logger = logging.getLogger("django_mcp.transports.http")
 
-SESSION_HEADER = "Mcp-Session-Id"
+SESSION_HEADER: Final = "Mcp-Session-Id"
 # Counter scope of the sessions each caller opened (ratelimit.count_in_window).
-_SESSIONS_COUNTED = "django_mcp:sessions-opened"
+_SESSIONS_COUNTED: Final = "django_mcp:sessions-opened"
 
 
-class LegacySessionMixin:
-    """``McpView``'s 2025-11-25 session handlers: initialize, session POSTs, GET, DELETE."""
+class LegacySessions:
+    """The endpoint's 2025-11-25 session handlers: initialize, session POSTs, GET, DELETE."""
+
+    dispatcher: Dispatcher
 
     if TYPE_CHECKING:
-        # McpView's own (http.py).
-        def _dispatcher(self) -> Dispatcher: ...
+        # The Endpoint's own (_endpoint.py).
+        def refuse(self, exchange: HttpExchange) -> HttpReply | None: ...
 
-        def _refuse(self, request: HttpRequest, dispatcher: Dispatcher) -> HttpResponse | None: ...
+        def not_allowed(self, exchange: HttpExchange, *, in_session: bool | None = None) -> HttpReply: ...
 
-        async def _run(
+        async def run(
             self,
-            request: HttpRequest,
-            dispatcher: Dispatcher,
+            exchange: HttpExchange,
             envelope: Envelope,
             ctx: CallContext,
             *,
             legacy_session: LegacySession | None = None,
-        ) -> HttpResponseBase: ...
+        ) -> HttpReply: ...
 
     # ---------------------------------------------------------------- POST
 
-    async def _initialize(
-        self, request: HttpRequest, dispatcher: Dispatcher, envelope: Envelope, user: Any
-    ) -> HttpResponseBase:
+    async def initialize(self, exchange: HttpExchange, envelope: Envelope, user: Any) -> HttpReply:
+        """Open a session (``initialize``)."""
         if envelope.kind != "request":
             return json_error(envelope.id, InvalidRequest("initialize must be a request"), 400)
+        dispatcher = self.dispatcher
         settings = dispatcher.settings
         try:
             handshake = dispatcher.initialize(envelope.params, max_size=settings.max_session_size)
@@ -92,7 +92,7 @@ class LegacySessionMixin:
             return json_error(envelope.id, error, 200)
         # Every session takes cache space until it idles out: bound how many
         # one caller (user, else client address) opens per idle lifetime.
-        identity = caller_identity(user, request)
+        identity = caller_identity(user, client_address(exchange))
         window = max(1, math.ceil(settings.session_timeout))
         opened = await count_in_window(_SESSIONS_COUNTED, identity, window)
         if opened.count > settings.max_sessions_per_client:
@@ -104,7 +104,7 @@ class LegacySessionMixin:
             refused = json_error(
                 envelope.id, InvalidRequest("Too many sessions: retry after Retry-After seconds"), 429
             )
-            refused["Retry-After"] = str(opened.resets_in)
+            refused.headers.append(("Retry-After", str(opened.resets_in)))
             return refused
         session = await LegacySession.create(
             server=dispatcher.compiled.key,
@@ -116,28 +116,22 @@ class LegacySessionMixin:
             timeout=settings.session_timeout,
             max_size=settings.max_session_size,
         )
-        response = HttpResponse(
-            dispatcher.encode_raw_result(envelope.id, handshake.result), content_type=JSON
-        )
-        response[SESSION_HEADER] = session.id
-        return response
+        body = dispatcher.encode_raw_result(envelope.id, handshake.result)
+        return json_reply(body, 200, (SESSION_HEADER, session.id))
 
-    async def _legacy(
-        self,
-        request: HttpRequest,
-        dispatcher: Dispatcher,
-        envelope: Envelope,
-        session_id: str,
-        version_header: str | None,
-        user: Any,
-    ) -> HttpResponseBase:
-        session = await _load_session(dispatcher, session_id, user_identity(user))
+    async def legacy(
+        self, exchange: HttpExchange, envelope: Envelope, session_id: str, user: Any
+    ) -> HttpReply:
+        """Serve a message inside a session."""
+        dispatcher = self.dispatcher
+        session = await self._load(session_id, user_identity(user))
         if session is None:
             # Another caller's session is answered exactly like an unknown one.
             return json_error(envelope.id, InvalidRequest("Session not found: initialize again"), 404)
-        if version_header is not None and version_header not in LEGACY_VERSIONS:
+        version = exchange.headers.protocol_version
+        if version is not None and version not in LEGACY_VERSIONS:
             return json_error(
-                envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version_header!r}"), 400
+                envelope.id, InvalidRequest(f"Unsupported MCP-Protocol-Version {version!r}"), 400
             )
         if envelope.kind != "request":
             # The request concerned may be served by another worker (relay.py).
@@ -153,42 +147,52 @@ class LegacySessionMixin:
             return empty(202)
         if envelope.method == "initialize":
             return json_error(envelope.id, InvalidRequest("Session already initialized"), 400)
-        ctx = legacy_context(envelope, session, http_request=request, user=user)
-        return await self._run(request, dispatcher, envelope, ctx, legacy_session=session)
+        ctx = legacy_context(envelope, session, http=exchange, user=user)
+        return await self.run(exchange, envelope, ctx, legacy_session=session)
+
+    def client_requester(
+        self, session: LegacySession, queue: asyncio.Queue[bytes | Finished]
+    ) -> ClientRequest:
+        """Return the function a handler awaits to ask its client, on the POST's SSE stream.
+
+        The client answers in a POST of its own (possibly to another worker,
+        relayed back) that completes the request's future in
+        ``dispatcher.pending``.
+        """
+        return client_requester(self.dispatcher.pending, session.id, queue.put_nowait)
 
     # ------------------------------------------------------ GET and DELETE
 
-    async def get(self, request: HttpRequest) -> HttpResponseBase:
-        """Open a legacy session's notification stream (405 without a session).
+    async def get(self, exchange: HttpExchange) -> HttpReply:
+        """Open a session's notification stream (405 without a session).
 
         One stream per session (2025-11-25 transports: a message goes to one
         stream): a second GET while one is open is 409. The stream ends when
         the session does: at once for a DELETE served by this process, else
         at the next keep-alive interval, which re-checks the session.
         """
-        dispatcher = self._dispatcher()
-        found = await self._session(request, dispatcher)
-        if isinstance(found, HttpResponse):
+        found = await self._session(exchange)
+        if isinstance(found, HttpReply):
             return found
         session, user = found
-        if not isinstance(request, ASGIRequest):
+        if not exchange.can_stream:
             # A WSGI worker cannot hold a stream open; legacy clients accept
             # 405 as "no standalone stream" (2025-11-25 transports), and GET
             # is then not among the allowed methods.
-            return not_allowed("POST, DELETE")
-        if SSE not in request.headers.get("Accept", ""):
+            return self.not_allowed(exchange, in_session=True)
+        if SSE not in (exchange.headers.joined("accept") or ""):
             return json_error(None, InvalidRequest(f"Accept must allow {SSE}"), 406)
-        settings = dispatcher.settings
-        keepalive = settings.sse_keepalive
+        dispatcher = self.dispatcher
+        keepalive = dispatcher.settings.sse_keepalive
         # The cross-process mark survives one missed renewal.
         claim = await dispatcher.session_streams.claim(
-            session.id, cache_alias=settings.session_cache, lifetime=math.ceil(2 * keepalive) + 1
+            session.id, cache_alias=dispatcher.settings.session_cache, lifetime=math.ceil(2 * keepalive) + 1
         )
         if claim is None:
             return json_error(None, InvalidRequest("Conflict: the session's GET stream is already open"), 409)
 
         async def current() -> LegacySession | None:
-            return await _load_session(dispatcher, session.id, session.owner)
+            return await self._load(session.id, session.owner)
 
         async def alive() -> bool:
             if await current() is None:
@@ -199,8 +203,7 @@ class LegacySessionMixin:
         # Resource updates reach the stream only for URIs its own caller
         # may read, whoever subscribed them.
         try:
-            notifications = dispatcher.session_notifications(current, user=user, http_request=request)
-            stream = await started(notifications)
+            stream = await started(dispatcher.session_notifications(current, user=user, http=exchange))
         except ServerBusy as error:  # MCP_MAX_STREAMS, or no working event backend
             await claim.arelease()
             return busy(None, error)
@@ -208,80 +211,60 @@ class LegacySessionMixin:
             await claim.arelease()
             raise
         events = with_keepalive(stream, keepalive, alive=alive, ended=claim.ended)
-        return sse_response(events, claim=claim)
+        return sse_reply(_released_after(events, claim), closed=claim.release, long_lived=True)
 
-    async def delete(self, request: HttpRequest) -> HttpResponseBase:
-        """End a legacy session (405 without a session)."""
-        dispatcher = self._dispatcher()
-        found = await self._session(request, dispatcher)
-        if isinstance(found, HttpResponse):
+    async def delete(self, exchange: HttpExchange) -> HttpReply:
+        """End a session (405 without a session)."""
+        found = await self._session(exchange)
+        if isinstance(found, HttpReply):
             return found
         session, _user = found
         await session.delete()
         # This process's GET stream of the session ends now; another
         # process's at its next keep-alive.
-        dispatcher.session_streams.end(session.id)
+        self.dispatcher.session_streams.end(session.id)
         return empty(204)
 
-    async def _session(
-        self, request: HttpRequest, dispatcher: Dispatcher
-    ) -> tuple[LegacySession, Any] | HttpResponse:
-        """Return the request's legacy session and user, or the response refusing it.
+    async def _session(self, exchange: HttpExchange) -> tuple[LegacySession, Any] | HttpReply:
+        """Return the request's session and user, or the reply refusing it.
 
         Host/Origin are checked first (403); no session header is 405, a
         refused authentication 401, and an unknown or ended session, or one
         another caller opened, 404.
         """
-        refused = self._refuse(request, dispatcher)
+        refused = self.refuse(exchange)
         if refused is not None:
             return refused
-        session_id = request.headers.get(SESSION_HEADER)
+        session_id = exchange.headers.session_id
         if session_id is None:
-            return not_allowed()
-        user, denied = await authenticate(
-            request, dispatcher.compiled.server, backends=dispatcher.settings.authentication_backends
+            return self.not_allowed(exchange, in_session=False)
+        dispatcher = self.dispatcher
+        user, denied = await identify(
+            exchange, dispatcher.compiled.server, backends=dispatcher.settings.authentication_backends
         )
         if denied is not None:
             return denied
-        session = await _load_session(dispatcher, session_id, user_identity(user))
+        session = await self._load(session_id, user_identity(user))
         if session is None:
             return json_error(None, InvalidRequest("Session not found"), 404)
         return session, user
 
+    async def _load(self, session_id: str, owner: str | None) -> LegacySession | None:
+        settings = self.dispatcher.settings
+        return await LegacySession.load(
+            session_id,
+            server=self.dispatcher.compiled.key,
+            owner=owner,
+            cache_alias=settings.session_cache,
+            timeout=settings.session_timeout,
+            max_size=settings.max_session_size,
+        )
 
-async def _load_session(dispatcher: Dispatcher, session_id: str, owner: str | None) -> LegacySession | None:
-    settings = dispatcher.settings
-    return await LegacySession.load(
-        session_id,
-        server=dispatcher.compiled.key,
-        owner=owner,
-        cache_alias=settings.session_cache,
-        timeout=settings.session_timeout,
-        max_size=settings.max_session_size,
-    )
 
-
-def client_requester(
-    dispatcher: Dispatcher, session: LegacySession, queue: asyncio.Queue[bytes | Finished]
-) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
-    """Return the function a handler awaits to ask the client (on the POST's SSE stream).
-
-    The client answers in a POST of its own (possibly to another worker,
-    relayed back) that completes the request's future in
-    ``dispatcher.pending``; a refusal, or no answer within
-    ``CLIENT_REQUEST_TIMEOUT``, is an internal error.
-    """
-    pending = dispatcher.pending
-
-    async def client_request(method: str, params: dict[str, Any]) -> Any:
-        request_id = pending.new_id()
-        future = pending.expect(session.id, request_id)
-        queue.put_nowait(encode_request(request_id, method, params))
-        try:
-            return await asyncio.wait_for(future, CLIENT_REQUEST_TIMEOUT)
-        except ClientRequestFailed:
-            raise InternalError(f"The client refused {method}") from None
-        except TimeoutError:
-            raise InternalError(f"The client did not answer {method} in time") from None
-
-    return client_request
+async def _released_after(source: Any, claim: Any) -> Any:
+    """Yield ``source``, then free the session's stream slot."""
+    try:
+        async for item in source:
+            yield item
+    finally:
+        await claim.arelease()

@@ -1,21 +1,23 @@
-"""The Streamable HTTP view's replies: JSON answers and SSE streams.
+"""The endpoint's replies: JSON answers, refusals and SSE streams, as ``HttpReply`` values.
 
-Builds what ``McpView`` (``http.py``) and its 2025-11-25 session part
+Builds what the endpoint (``_endpoint.py``) and its 2025-11-25 session part
 (``_legacy_http.py``) send back (MCP 2026-07-28 and 2025-11-25
 basic/transports, "Streamable HTTP"):
 
 * a JSON-RPC answer or error as ``application/json``, or a reply without
-  a body (202, 204, 405) and so without a Content-Type; a 503 refusal
-  carries ``Retry-After``;
+  a body (202, 204) and so without a Content-Type; a 503 refusal carries
+  ``Retry-After``; a 413 is marked refused early (the adapter drains the
+  body, ``_body.py``); a 405 names the methods that would work;
 * a ``text/event-stream`` of one request's outgoing messages (its
   notifications and, in a 2025-11-25 session, its requests to the client)
   ending with its response; the client leaving such a stream cancels a
   2026-07-28 request, while a 2025-11-25 request runs to completion;
 * the long-lived streams (``subscriptions/listen``, a session's GET) with
-  keep-alive comments, started before the response so a refusal keeps its
+  keep-alive comments, started before the reply so a refusal keeps its
   own status.
 
-SSE framing itself is ``_sse.py``.
+Every reply carries ``X-Content-Type-Options: nosniff``. SSE framing
+itself is ``_sse.py``.
 """
 
 from __future__ import annotations
@@ -25,44 +27,44 @@ import contextlib
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
-from django.http import HttpResponse, StreamingHttpResponse
-
-from django_mcp.dispatcher import ServerBusy
 from django_mcp.dispatcher.closing import install_signal_handlers
 from django_mcp.dispatcher.codec import Reply, encode_error, encode_notification, error_reply
-from django_mcp.dispatcher.sessions import StreamClaim
-from django_mcp.exceptions import InternalError, McpError
+from django_mcp.exceptions import InternalError, InvalidRequest, McpError, ServerBusy
 from django_mcp.transports import _sse
-from django_mcp.transports._threads import release_request_thread
+from django_mcp.transports._body import BodyTooLarge, ChunkedUnsupported
+from django_mcp.transports._exchange import HttpReply
 
 __all__ = [
     "FINISHED",
     "JSON",
-    "RETRY_AFTER",
     "SSE",
     "Finished",
     "busy",
     "client_left",
+    "dispatcher_reply",
     "emitter",
     "empty",
     "json_error",
+    "json_reply",
+    "length_required",
     "message_stream",
     "not_allowed",
     "reply_of",
-    "sse_response",
+    "sse_reply",
     "started",
+    "too_large",
     "with_keepalive",
 ]
 
-# The view's logger: one name for the whole HTTP transport, as configured.
+# The endpoint's logger: one name for the whole HTTP transport, as configured.
 logger = logging.getLogger("django_mcp.transports.http")
 
-JSON = "application/json"
-SSE = "text/event-stream"
-#: Seconds a client refused as busy should wait before retrying.
-RETRY_AFTER = "1"
+JSON: Final = "application/json"
+SSE: Final = "text/event-stream"
+#: Sent with every reply: an MCP answer is never to be sniffed as HTML.
+_NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
 
 
 class Finished:
@@ -76,31 +78,61 @@ FINISHED = Finished()
 # ------------------------------------------------------------ JSON
 
 
-def json_error(request_id: Any, error: McpError, status: int) -> HttpResponse:
+def json_reply(body: bytes, status: int = 200, *headers: tuple[str, str]) -> HttpReply:
+    """Return an encoded JSON-RPC message as the reply."""
+    return HttpReply(status, [("Content-Type", JSON), _NOSNIFF, *headers], body)
+
+
+def json_error(request_id: Any, error: McpError, status: int) -> HttpReply:
     """Return ``error`` as a JSON-RPC error answer with HTTP ``status``."""
-    return HttpResponse(encode_error(request_id, error), status=status, content_type=JSON)
+    return json_reply(encode_error(request_id, error), status)
 
 
-def busy(request_id: Any, error: ServerBusy) -> HttpResponse:
-    """Return the 503 refusing a request or a stream, with ``Retry-After``."""
-    response = json_error(request_id, error, error.http_status)
-    retry_after = getattr(error, "retry_after", None)  # NotificationsUnavailable's
-    response["Retry-After"] = RETRY_AFTER if retry_after is None else str(math.ceil(retry_after))
-    return response
+def busy(request_id: Any, error: ServerBusy) -> HttpReply:
+    """Return the 503 refusing a request or a stream, with ``Retry-After`` (seconds)."""
+    reply = json_error(request_id, error, error.http_status)
+    reply.headers.append(("Retry-After", str(math.ceil(error.retry_after))))
+    return reply
 
 
-def empty(status: int) -> HttpResponse:
+def dispatcher_reply(reply: Reply, *, legacy: bool) -> HttpReply:
+    """Return the dispatcher's ``reply`` as one JSON answer (``Retry-After`` when busy)."""
+    # A 2025-11-25 session always answers JSON-RPC errors with HTTP 200.
+    status = 200 if legacy and reply.error is not None else reply.status
+    if isinstance(reply.error, ServerBusy):
+        return json_reply(reply.body, status, ("Retry-After", str(math.ceil(reply.error.retry_after))))
+    return json_reply(reply.body, status)
+
+
+def too_large(error: BodyTooLarge) -> HttpReply:
+    """Return the 413 refusing a body over a size limit (the adapter drains what is left)."""
+    reply = json_error(None, InvalidRequest(str(error)), 413)
+    reply.refused_early = True
+    return reply
+
+
+def length_required(error: ChunkedUnsupported) -> HttpReply:
+    """Return the 411 refusing a chunked body the WSGI server cannot decode."""
+    reply = json_error(None, InvalidRequest(str(error)), 411)
+    reply.refused_early = True
+    return reply
+
+
+def empty(status: int) -> HttpReply:
     """Return a reply without a body, and so without a Content-Type."""
-    response = HttpResponse(status=status)
-    del response["Content-Type"]  # Django's default is text/html
-    return response
+    return HttpReply(status, [_NOSNIFF])
 
 
-def not_allowed(allow: str = "POST, GET, DELETE") -> HttpResponse:
-    """Return the 405 answer, with the methods served in ``Allow``."""
-    response = empty(405)
-    response["Allow"] = allow
-    return response
+def not_allowed(allow: str, *, text: str = "") -> HttpReply:
+    """Return the 405 answer, naming the methods that would be served in ``Allow``.
+
+    ``text`` is a short plain-text page (for a browser that opened the URL).
+    """
+    reply = HttpReply(405, [("Allow", allow), _NOSNIFF])
+    if text:
+        reply.headers.append(("Content-Type", "text/plain; charset=utf-8"))
+        reply.body = text.encode()
+    return reply
 
 
 # ------------------------------------------------------------- SSE
@@ -174,43 +206,18 @@ def _result_discarded(task: asyncio.Future[Reply]) -> None:
         logger.debug("A 2025-11-25 request finished after its client left; its result is discarded")
 
 
-def sse_response(stream: AsyncIterator[bytes], *, claim: StreamClaim | None = None) -> StreamingHttpResponse:
-    """Return ``stream`` as an SSE response; with ``claim``, one that frees the session's stream slot."""
-    if claim is None:
-        response = StreamingHttpResponse(stream, content_type=SSE)
-    else:
-        response = _ClaimedSseResponse(_released_after(stream, claim), claim=claim, content_type=SSE)
-    for name, value in _sse.SSE_HEADERS.items():
-        response[name] = value
-    return response
+def sse_reply(
+    stream: AsyncIterator[bytes], *, closed: Callable[[], None] | None = None, long_lived: bool = False
+) -> HttpReply:
+    """Return ``stream`` as an SSE reply.
 
-
-class _ClaimedSseResponse(StreamingHttpResponse):
-    """A session's GET stream: frees the session's stream slot when closed.
-
-    Django closes every response it served, also when the client left
-    before the first event (when the stream's own ``finally`` never runs).
+    ``closed`` runs once the stream is over, also when the client left
+    before its first event (when the stream's own ``finally`` never runs).
+    A ``long_lived`` stream (listen, a session's GET) needs no thread of the
+    request's own while it idles: the adapter may let it go.
     """
-
-    def __init__(self, stream: AsyncIterator[bytes], *, claim: StreamClaim, content_type: str) -> None:
-        super().__init__(stream, content_type=content_type)
-        self._claim = claim
-
-    def close(self) -> None:
-        """Free the stream slot, then close as usual."""
-        try:
-            self._claim.release()
-        finally:
-            super().close()
-
-
-async def _released_after(source: AsyncIterator[bytes], claim: StreamClaim) -> AsyncIterator[bytes]:
-    """Yield ``source``, then free the session's stream slot."""
-    try:
-        async for item in source:
-            yield item
-    finally:
-        await claim.arelease()
+    headers = [("Content-Type", SSE), *_sse.SSE_HEADERS.items(), _NOSNIFF]
+    return HttpReply(200, headers, stream=stream, closed=closed, long_lived=long_lived)
 
 
 async def started(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -254,10 +261,8 @@ async def with_keepalive(
 
     An empty item from ``source`` becomes a comment too ("the stream is live").
     ``alive()`` is awaited at least every ``interval`` seconds and ends the
-    stream when it returns False; setting ``ended`` ends it at once. A
-    long-lived stream holds no thread: the request's is released first.
+    stream when it returns False; setting ``ended`` ends it at once.
     """
-    release_request_thread()
     iterator = source.__aiter__()
     step: asyncio.Future[bytes] | None = None
     stop = asyncio.ensure_future(ended.wait()) if ended is not None else None

@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import itertools
 import logging
 import os
 import sys
@@ -47,24 +46,27 @@ from collections.abc import (
     Coroutine,
     Iterator,
 )
-from typing import IO, Any, Final, cast
+from typing import IO, TYPE_CHECKING, Any, Final, cast
 
-from django_mcp.dispatcher import Dispatcher, dispatchers
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.asking import client_requester
 from django_mcp.dispatcher.codec import (
     CLIENT_REQUEST_TIMEOUT,
     Envelope,
     encode_error,
     encode_notification,
-    encode_request,
     is_valid_id,
     parse_message,
 )
-from django_mcp.dispatcher.context import CallContext, is_modern, legacy_context, modern_context
-from django_mcp.dispatcher.sessions import ClientRequestFailed, LocalSession
+from django_mcp.dispatcher.context import CallContext, ClientRequest, era_of, legacy_context, modern_context
+from django_mcp.dispatcher.sessions import LocalSession, PendingRequests
 from django_mcp.exceptions import InternalError, InvalidRequest, McpError
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import RequestId
-from django_mcp.server.server import Server
+from django_mcp.registry import registry
+
+if TYPE_CHECKING:
+    from django_mcp.server.server import Server
 
 __all__ = [
     "CLIENT_REQUEST_TIMEOUT",
@@ -83,6 +85,8 @@ Write = Callable[[bytes], Awaitable[None]]
 SHUTDOWN_GRACE: Final = 2.0  # seconds
 """How long requests in flight may finish after the input ends."""
 
+# The one 2025-11-25 session of a STDIO process, as PendingRequests names it.
+_SESSION: Final = "stdio"
 # Bytes read from the input at a time, and how long cancelled tasks get to
 # unwind at shutdown before they are abandoned with a warning.
 _CHUNK: Final = 64 * 1024
@@ -101,7 +105,7 @@ async def serve_stdio(
     ``write`` is awaited once per outgoing message with the whole line,
     never concurrently. Return after the last message has been written.
     """
-    connection = _Connection(dispatchers.get(server), write)
+    connection = _Connection(registry.dispatcher(server), write)
     await connection.run(reader, grace=grace)
 
 
@@ -255,8 +259,8 @@ class _Connection:
         self._output_open = True
         self._calls: dict[RequestId, _Call] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._waiting: dict[str, asyncio.Future[Any]] = {}
-        self._ids = itertools.count(1)
+        #: Server-to-client requests waiting for their answers.
+        self.pending = PendingRequests()
         self._session: LocalSession | None = None
         self._closing = False
 
@@ -332,17 +336,17 @@ class _Connection:
             error = InvalidRequest("Invalid request: id is already used by a request in flight")
             self._post(encode_error(envelope.id, error))
             return
-        modern = is_modern(envelope)
-        if not modern and envelope.method == "initialize":
+        era = era_of(envelope, in_session=self._session is not None)
+        if era == "initialize" or (era == "legacy" and envelope.method == "initialize"):
             self._initialize(envelope)
             return
-        if not modern and envelope.method == "ping" and self._session is None:
+        if era is None and envelope.method == "ping":
             # 2025-11-25 basic/utilities/ping: allowed before initialize.
             self._post(self.dispatcher.encode_raw_result(envelope.id, {}))
             return
         call = _Call(envelope.id)
         work: Coroutine[Any, Any, None]
-        if modern or self._session is None:
+        if era != "legacy":  # STDIO has no header to say otherwise: a 2026-07-28 request
             try:
                 ctx = modern_context(envelope)  # -32602 / -32022 without a usable _meta
             except McpError as error:
@@ -382,18 +386,14 @@ class _Connection:
             call.task.cancel()
 
     def _on_response(self, envelope: Envelope) -> None:
-        future = self._waiting.get(envelope.id) if isinstance(envelope.id, str) else None
-        if future is None or future.done():
-            if self._session is None:
-                error = InvalidRequest("Invalid request: clients do not send responses in 2026-07-28")
-                self._post(encode_error(envelope.id, error))
-            else:
-                logger.debug("Ignored a response to unknown request %r", envelope.id)
+        error = envelope.error if envelope.error is not UNSET else None
+        if self.pending.resolve(_SESSION, envelope.id, result=envelope.result, error=error):
             return
-        if envelope.error is not None and envelope.error is not UNSET:
-            future.set_exception(ClientRequestFailed(envelope.error))
+        if self._session is None:
+            refused = InvalidRequest("Invalid request: clients do not send responses in 2026-07-28")
+            self._post(encode_error(envelope.id, refused))
         else:
-            future.set_result(envelope.result)
+            logger.debug("Ignored a response to unknown request %r", envelope.id)
 
     # ---------------------------------------------------------- requests
 
@@ -451,32 +451,16 @@ class _Connection:
         assert self._session is not None
         return legacy_context(envelope, self._session, client_request=self._client_requester(call))
 
-    def _client_requester(self, call: _Call) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
-        async def client_request(method: str, params: dict[str, Any]) -> Any:
-            request_id = f"django-mcp-{next(self._ids)}"
-            future: asyncio.Future[Any] = self._loop.create_future()
-            self._waiting[request_id] = future
-            try:
-                self._post(encode_request(request_id, method, params), call)
-                return await asyncio.wait_for(future, CLIENT_REQUEST_TIMEOUT)
-            except ClientRequestFailed:
-                raise InternalError(f"The client refused {method}") from None
-            except TimeoutError:
-                self._withdraw(request_id, "Timed out")
-                raise InternalError(f"The client did not answer {method} in time") from None
-            except asyncio.CancelledError:
-                if not self._closing:
-                    self._withdraw(request_id, "The request that needed it was cancelled")
-                raise
-            finally:
-                self._waiting.pop(request_id, None)
-
-        return client_request
-
-    def _withdraw(self, request_id: str, reason: str) -> None:
-        # 2025-11-25 basic/utilities/cancellation: either side may cancel.
-        cancelled = {"requestId": request_id, "reason": reason}
-        self._post(encode_notification("notifications/cancelled", cancelled))
+    def _client_requester(self, call: _Call) -> ClientRequest:
+        # The request goes with its call (never written once the call ended);
+        # withdrawing it is written whatever became of the call.
+        return client_requester(
+            self.pending,
+            _SESSION,
+            lambda frame: self._post(frame, call),
+            withdraw=self._post,
+            closing=lambda: self._closing,
+        )
 
     async def _session_notifications(self, session: LocalSession) -> None:
         """Send list changes and subscribed resource updates (no subscription id)."""
@@ -502,8 +486,7 @@ class _Connection:
         for task in self._background:
             task.cancel()
         # Nobody can answer a server-to-client request any more.
-        for future in self._waiting.values():
-            future.cancel()
+        self.pending.cancel_all(_SESSION)
         running = [call.task for call in self._calls.values() if call.task and not call.listen]
         if running and grace > 0:
             await asyncio.wait(running, timeout=grace)

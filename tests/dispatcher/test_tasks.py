@@ -24,7 +24,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
-from django_mcp.dispatcher import Dispatcher, parse_message
+from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import CallContext
 from django_mcp.dispatcher.tasks import TASK_ID_BYTES, declares_tasks
 from django_mcp.exceptions import InternalError

@@ -38,7 +38,7 @@ needs_redis_server = pytest.mark.skipif(REDIS_SERVER is None, reason=NO_REDIS_SE
 
 WAIT = 10.0  # seconds: upper bound of every wait on a stream
 LEGACY = "2025-11-25"
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACCEPT = "application/json, text/event-stream"
 
 
@@ -52,7 +52,7 @@ def _tools_changed(request_id: str) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "method": "notifications/tools/list_changed",
-        "params": {"_meta": {SUBSCRIPTION_ID: request_id}},
+        "params": {"_meta": {META_SUBSCRIPTION_ID: request_id}},
     }
 
 
@@ -60,7 +60,7 @@ def _listen_result(request_id: str) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": request_id,
-        "result": {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: request_id}},
+        "result": {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: request_id}},
     }
 
 

@@ -23,9 +23,9 @@ from django.core.handlers.asgi import ASGIHandler
 from django.urls import path
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
-from django_mcp.dispatcher import dispatchers
 from django_mcp.dispatcher.sessions import LegacySession
 from django_mcp.events import get_backend
+from django_mcp.registry import registry
 from tests.wire import ACCEPT, modern_headers, modern_meta, modern_request
 
 
@@ -157,7 +157,7 @@ async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish(
     # 2025-11-25 transports: a disconnection is not a cancellation.
     Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
     session = await LegacySession.create(
-        server=dispatchers.get(CancellableServer).compiled.key,
+        server=registry.dispatcher(CancellableServer).compiled.key,
         version="2025-11-25",
         capabilities={},
         client_info=None,

@@ -16,7 +16,7 @@ import pytest
 from django_mcp.exceptions import HeaderMismatch
 from django_mcp.protocol import jsonrpc
 from django_mcp.server._tool_schemas import header_params
-from django_mcp.transports._headers import McpHeaders, decode_value, validate_headers
+from django_mcp.transports._headers import McpHeaders, decode_value, validate_headers, validate_param_headers
 
 MODERN = "2026-07-28"
 
@@ -402,9 +402,7 @@ def test_header_params_maps_lowercase_header_names_to_properties() -> None:
 
 def _check_param(kind: str, value: Any, header: str) -> None:
     headers = McpHeaders([("Mcp-Method", "tools/call"), ("Mcp-Param-X", header)])
-    validate_headers(
-        headers, method="tools/call", params={"arguments": {"x": value}}, param_headers={"x": ("x", kind)}
-    )
+    validate_param_headers(headers, {"x": value}, {"x": ("x", kind)})
 
 
 @pytest.mark.parametrize(
@@ -460,6 +458,6 @@ async def test_task_methods_need_the_task_id_in_the_name_header(wire: Any, metho
 def test_task_id_is_the_name_of_task_methods() -> None:
     headers = McpHeaders([("Mcp-Method", "tasks/get"), ("Mcp-Name", "=?base64?dC0x?=")])
 
-    validate_headers(headers, method="tasks/get", params={"taskId": "t-1"}, param_headers=None)
+    validate_headers(headers, method="tasks/get", params={"taskId": "t-1"})
     with pytest.raises(HeaderMismatch):
-        validate_headers(headers, method="tasks/get", params={"taskId": "t-2"}, param_headers=None)
+        validate_headers(headers, method="tasks/get", params={"taskId": "t-2"})

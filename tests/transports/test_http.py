@@ -30,7 +30,7 @@ from django_mcp.dispatcher.admission import OPEN_STREAMS
 from django_mcp.exceptions import AuthenticationFailed
 from django_mcp.protocol import jsonrpc
 from django_mcp.schemas import Schema
-from django_mcp.transports import _auth as _authn
+from django_mcp.transports import _identity as _authn
 from tests.fake_backends import RETRY_AFTER, DownBackend
 from tests.wire import modern_headers, tool_request
 
@@ -585,16 +585,16 @@ async def test_progress_token_turns_the_answer_into_an_event_stream(wire: Any) -
 async def test_a_plain_json_answer_runs_in_the_views_own_task(
     wire: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import django_mcp.transports.http as http
+    import django_mcp.transports._endpoint as endpoint
 
     spawned: list[Any] = []
-    original = http.asyncio.ensure_future
+    original = endpoint.asyncio.ensure_future
 
     def ensure_future(awaitable: Any) -> Any:
         spawned.append(awaitable)
         return original(awaitable)
 
-    monkeypatch.setattr(http.asyncio, "ensure_future", ensure_future)
+    monkeypatch.setattr(endpoint.asyncio, "ensure_future", ensure_future)
 
     plain = await wire.post(tool_request("test_simple_text", {}))
     assert (plain.status_code, plain["Content-Type"], len(spawned)) == (200, "application/json", 0)
@@ -813,11 +813,20 @@ async def test_other_http_methods_are_405(async_client: Any) -> None:
     assert response.status_code == 405
 
 
+@pytest.mark.parametrize("method", ["get", "delete"])
+async def test_a_browser_opening_the_url_gets_a_page_saying_what_it_is(
+    async_client: Any, method: str
+) -> None:
+    response = await getattr(async_client, method)("/conformance/mcp", headers={"Accept": "text/html"})
+
+    assert (response.status_code, response["Allow"]) == (405, "POST")
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    page = response.content.decode()
+    assert "MCP endpoint" in page and "'django-mcp-conformance'" in page and "Streamable HTTP" in page
+
+
 @pytest.mark.parametrize("debug", [False, True])
-@pytest.mark.parametrize(
-    ("method", "status"),
-    [("notification", 202), ("get", 405), ("delete", 405), ("put", 405), ("patch", 405)],
-)
+@pytest.mark.parametrize(("method", "status"), [("notification", 202), ("put", 405), ("patch", 405)])
 async def test_replies_without_a_body_carry_no_content_type(
     wire: Any, async_client: Any, settings: Any, debug: Any, method: str, status: int
 ) -> None:
@@ -1227,8 +1236,14 @@ class OpenServer(Server):
     tools = (WhoAmITool,)
 
 
+def _exchange(request: Any) -> Any:
+    from django_mcp.transports.http import _exchange_of
+
+    return _exchange_of(request)
+
+
 async def test_anonymous_caller_of_an_open_server_is_anonymous() -> None:
-    user, denied = await _authn.authenticate(_login_request(), OpenServer)
+    user, denied = await _authn.identify(_exchange(_login_request()), OpenServer, backends=())
 
     assert denied is None
     assert isinstance(user, AnonymousUser)
@@ -1297,14 +1312,14 @@ async def test_nesting_up_to_the_limit_is_served(wire: Any, settings: Any) -> No
 async def test_an_unexpected_failure_in_the_view_is_a_json_error(
     wire: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import django_mcp.transports.http as http
+    import django_mcp.transports._endpoint as endpoint
 
     settings.DEBUG = True
 
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret detail")
 
-    monkeypatch.setattr(http, "_read_body", explode)
+    monkeypatch.setattr(endpoint, "parse_message", explode)
     response = await wire.post(tool_request("test_simple_text", {}))
 
     assert (response.status_code, response["Content-Type"]) == (500, "application/json")
@@ -1321,7 +1336,7 @@ async def test_without_the_auth_app_an_open_server_serves_anonymous_callers(
     monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
     request = AsyncRequestFactory().post("/mcp", data=b"{}", content_type="application/json")
 
-    user, denied = await _authn.authenticate(request, OpenServer)
+    user, denied = await _authn.identify(_exchange(request), OpenServer, backends=())
 
     assert (user, denied) == (None, None)
 

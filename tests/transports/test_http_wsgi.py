@@ -106,7 +106,8 @@ async def test_a_declared_body_over_the_limit_is_413_before_it_is_read(settings:
     body = json.dumps(modern_request("tools/list", {"padding": "x" * 200}))
     response = await async_client.post("/conformance/mcp", data=body, content_type="application/json")
 
-    assert (response.status_code, response["Connection"]) == (413, "close")
+    # No Connection header: under WSGI that is the server's (wsgiref refuses hop-by-hop headers).
+    assert (response.status_code, response.has_header("Connection")) == (413, False)
     assert json.loads(response.content)["error"]["code"] == jsonrpc.INVALID_REQUEST
 
 

@@ -1,4 +1,4 @@
-"""The MCP view function (``DualView``; ``_drive.py`` drives it): async in a loop, sync outside.
+"""The sync driver (``_bridge.run_from_sync``) and the view it lets be async in a loop, sync outside.
 
 Under Django's WSGI handler (here: the sync test ``Client``) the view is a
 sync view: a request that never waits is answered in the calling thread
@@ -22,8 +22,8 @@ from django.urls import path
 
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.schemas import Schema
-from django_mcp.transports import _drive
-from django_mcp.transports.http import DualView
+from django_mcp.transports import _bridge
+from django_mcp.transports.http import McpView
 from tests.wire import modern_headers, tool_request
 
 pytestmark = pytest.mark.timeout(10)
@@ -115,18 +115,18 @@ def test_the_view_is_a_coroutine_function_only_inside_an_event_loop() -> None:
     async def inside() -> bool:
         return iscoroutinefunction(view)
 
-    assert isinstance(view, DualView)
+    assert isinstance(view, McpView)
     assert iscoroutinefunction(view) is False
     assert asyncio.run(inside()) is True
     assert view.csrf_exempt is True  # type: ignore[attr-defined]
-    assert view.view_initkwargs["server"] is DualServer  # type: ignore[attr-defined]
+    assert view.endpoint.dispatcher.compiled.server is DualServer
 
 
 def test_a_request_that_never_waits_starts_no_thread(monkeypatch: Any) -> None:
     def no_thread(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a thread was started")
 
-    monkeypatch.setattr(_drive.threading, "Thread", no_thread)
+    monkeypatch.setattr(_bridge.threading, "Thread", no_thread)
 
     status, body = _call(Client(), "echo")
 

@@ -1,0 +1,60 @@
+"""Who is calling: one rule for a caller's address and the names it is known by.
+
+Every part of the server that must tell callers apart (the rate limit, the
+2025-11-25 sessions each caller opens, the binding of a signed
+``requestState``, the owner of a task) asks here:
+
+* ``client_address(source)``: ``MCP_CLIENT_IP``'s function, given Django's
+  request, when the setting names one (behind a proxy: read the header that
+  proxy sets, trusting it only from the proxy's address); else the peer's
+  address (``REMOTE_ADDR``). None outside HTTP (STDIO, the test client).
+* ``user_identity(user)``: ``"user:<pk>"`` for an authenticated user.
+* ``caller_identity(user, address)``: what counters count, ``user:<pk>``,
+  else ``ip:<address>``, else ``"anonymous"`` (every caller without an
+  address shares it).
+* ``caller_principal(user, address)``: what a signed state or a task is
+  bound to, ``user:<pk>``, else ``anonymous:<address>``. Callers behind one
+  proxy or NAT share an address.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django_mcp._types import HttpSource
+from django_mcp.conf import get_client_ip
+
+__all__ = ["caller_identity", "caller_principal", "client_address", "user_identity"]
+
+
+def client_address(source: HttpSource | None) -> str | None:
+    """Return the caller's address for ``source`` (``MCP_CLIENT_IP``, else the peer's)."""
+    if source is None:
+        return None
+    resolve = get_client_ip()
+    if resolve is None:
+        return source.client or None
+    address = resolve(source.django_request())
+    return str(address) if address else None
+
+
+def user_identity(user: Any) -> str | None:
+    """Return ``"user:<pk>"`` for an authenticated user, else None."""
+    if user is not None and getattr(user, "is_authenticated", False) and user.pk is not None:
+        return f"user:{user.pk}"
+    return None
+
+
+def caller_identity(user: Any, address: str | None) -> str:
+    """Return whom to count for: the user, else the client address, else ``"anonymous"``."""
+    identity = user_identity(user)
+    if identity is not None:
+        return identity
+    return f"ip:{address}" if address else "anonymous"
+
+
+def caller_principal(user: Any, address: str | None) -> str:
+    """Return who is calling: ``user:<pk>``, else ``anonymous:<address>``."""
+    if getattr(user, "is_authenticated", False):
+        return f"user:{getattr(user, 'pk', None)}"
+    return f"anonymous:{address or ''}"

@@ -1,0 +1,187 @@
+"""Run the async endpoint from a sync caller (WSGI), and the only private asyncio names in django_mcp.
+
+``run_from_sync(make)`` is the one coroutine driver: ``McpWSGIApp`` and the
+Django view under Django's WSGI handler both serve through it. It does what
+``async_to_sync`` does, only later and less often:
+
+* the coroutine's first step runs in the calling thread, with that
+  thread's own idle event loop marked running, so whatever the step
+  creates belongs to it; a request that never waits (an async tool, an
+  anonymous or token-authenticated caller) is answered right there, with no
+  thread started and no loop run;
+* a request that does wait (a sync tool, a session looked up in the
+  database) is carried on as ``async_to_sync`` would carry it: its loop
+  runs in a new thread while the calling thread runs the request's
+  thread-sensitive sync work (``CallerThread``, routed by asgiref's public
+  ``ThreadSensitiveContext(executor=...)``), so that work shares the
+  calling thread's database connection.
+
+``coroutine_marks(sync)`` lets one view callable be async under an event
+loop and sync under WSGI (``DualView`` in ``http.py``): Django asks a view
+whether it is a coroutine function before calling it.
+
+Private names, each needed for a reason no public API covers (checked with
+Python 3.11 to 3.13 and asgiref 3.13):
+
+* ``asyncio.events._set_running_loop``: marks the thread's loop running
+  for the first step (``asyncio.Runner`` would run a task, a loop
+  iteration and a context switch on every request);
+* ``SyncToAsync.threadlocal``: asgiref notes, in the thread that ran sync
+  work, the loop it came from; an ``async_to_sync`` call made later in
+  that thread would schedule onto that loop, which nobody runs then. What
+  was there before the request is put back;
+* the coroutine mark ``markcoroutinefunction`` sets (``_is_coroutine`` on
+  Python 3.11, ``_is_coroutine_marker`` on 3.12+): learnt from
+  ``markcoroutinefunction`` itself, never spelled out, and reported only
+  while a loop runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from concurrent.futures import Future
+from typing import Any, Final, TypeVar
+
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunction
+
+from django_mcp.transports._threads import CallerThread
+
+__all__ = ["coroutine_marks", "loop_is_running", "run_from_sync"]
+
+_T = TypeVar("_T")
+_local = threading.local()
+
+#: What asgiref's SyncToAsync notes in the thread it runs sync work in.
+_NOTED: Final = ("main_event_loop", "main_event_loop_pid", "task_context")
+
+
+def loop_is_running() -> bool:
+    """Return True when this thread runs an event loop now."""
+    return asyncio.events._get_running_loop() is not None
+
+
+def run_from_sync(make: Callable[[], Awaitable[_T]]) -> _T:
+    """Return the result of the coroutine ``make()`` starts, from a thread without a running loop.
+
+    The request's thread-sensitive sync work runs in this thread (its
+    database connections are the caller's to manage, as Django's WSGI
+    handler does with ``request_finished``).
+    """
+    loop = _thread_loop()
+    caller = CallerThread()
+
+    async def main() -> _T:
+        async with ThreadSensitiveContext(executor=caller):
+            return await make()
+
+    coroutine = main()
+    context = contextvars.copy_context()
+    noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+    try:
+        done, value = _first_step(coroutine, loop, context)
+        if done:
+            return value  # type: ignore[no-any-return]
+        task = loop.create_task(_Resumed(coroutine, value).run(), context=context)
+        finished: Future[None] = Future()
+
+        def run_loop() -> None:
+            try:
+                loop.run_until_complete(task)
+            except BaseException:  # noqa: BLE001, S110 - the task holds the outcome
+                pass
+            finally:
+                finished.set_result(None)
+
+        threading.Thread(target=run_loop, name="mcp-wsgi-loop", daemon=True).start()
+        caller.run_until(finished)
+        result: _T = task.result()
+        return result
+    finally:
+        for name, item in noted.items():
+            setattr(SyncToAsync.threadlocal, name, item)
+
+
+def _first_step(
+    coroutine: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop, context: contextvars.Context
+) -> tuple[bool, Any]:
+    """Run the coroutine's first step here, ``loop`` marked running.
+
+    Return ``(True, result)`` when it finished, else ``(False, what it awaits)``.
+    """
+    asyncio.events._set_running_loop(loop)
+    try:
+        return False, context.run(coroutine.send, None)
+    except StopIteration as done:
+        return True, done.value
+    finally:
+        asyncio.events._set_running_loop(None)
+
+
+class _Resumed:
+    """Carry on, inside a task, a coroutine that has already run its first step."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting = waiting
+
+    async def run(self) -> Any:
+        """Return the coroutine's result."""
+        return await self
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coroutine, waiting = self.coroutine, self.waiting
+        while True:
+            try:
+                try:
+                    yield waiting
+                except BaseException as error:  # noqa: BLE001 - handed to the coroutine
+                    waiting = coroutine.throw(error)
+                else:
+                    waiting = coroutine.send(None)
+            except StopIteration as done:
+                return done.value
+
+
+class _OwnLoop:
+    """A thread's own event loop, closed when the thread ends."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        self.loop.close()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """Return this thread's own event loop (a thread serves one request at a time)."""
+    owned: _OwnLoop | None = getattr(_local, "owned", None)
+    if owned is None:
+        owned = _local.owned = _OwnLoop()
+    return owned.loop
+
+
+def _probe() -> None:  # pragma: no cover - never called
+    """Marked below to learn what ``iscoroutinefunction()`` looks for."""
+
+
+#: What ``markcoroutinefunction()`` sets, by attribute name.
+_COROUTINE_MARKS: Final = dict(vars(markcoroutinefunction(_probe)))
+
+
+def coroutine_marks(owner: type) -> None:
+    """Give class ``owner`` the coroutine marks, reported only while an event loop runs.
+
+    Django's handlers call ``iscoroutinefunction(view)``: an instance of
+    ``owner`` then reads as a coroutine function under ASGI (and inside
+    ``McpWSGIApp``'s loop) and as a sync function under Django's WSGI
+    handler, which then calls it without a new event loop thread.
+    """
+    for name, mark in _COROUTINE_MARKS.items():
+
+        def reported(self: Any, mark: Any = mark) -> Any:
+            return mark if asyncio.events._get_running_loop() is not None else None
+
+        setattr(owner, name, property(reported))

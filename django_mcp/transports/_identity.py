@@ -1,0 +1,166 @@
+"""Who sends an HTTP request: its user, from Django auth, or the challenge refusing it.
+
+In order, the same on every way to serve (``identify``):
+
+1. The authenticators listed in ``MCP_AUTHENTICATION_BACKENDS``: dotted
+   paths to classes with ``authenticate(request)`` (sync or async) taking
+   Django's ``HttpRequest`` and returning a user or None; the first user
+   wins. Django's request is built for them only when some are configured
+   (the fast paths have none otherwise). Bearer tokens are never read from
+   the query string. An ``AuthenticationFailed`` is answered at once with
+   its status and a ``WWW-Authenticate`` challenge.
+2. Otherwise the session user, as Django's ``AuthenticationMiddleware``
+   sets it: under Django's handler ``request.auser()``; on the fast paths
+   the session cookie read here, with Django's own session engine and
+   ``aget_user()``, when ``MIDDLEWARE`` has both the session and the
+   authentication middleware (as they would then run). Without a session
+   cookie no session is looked up at all.
+3. Without ``django.contrib.auth`` there is no identity (None); otherwise an
+   anonymous caller is ``AnonymousUser``.
+
+A server with ``login_required`` answers anonymous callers with 401 and a
+challenge pointing at the protected resource metadata (RFC 9728).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
+from django.http import parse_cookie
+from django.utils.module_loading import import_string
+
+from django_mcp.conf import get_django_settings, get_setting
+from django_mcp.dispatcher.codec import encode_error
+from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
+from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._origin import request_host
+
+__all__ = ["anonymous", "challenge", "get_authenticators", "identify"]
+
+
+@functools.cache
+def _load(paths: tuple[str, ...]) -> tuple[Any, ...]:
+    out = []
+    for path in paths:
+        try:
+            out.append(import_string(path)())
+        except ImportError as exc:
+            raise ImproperlyConfigured(
+                f"MCP_AUTHENTICATION_BACKENDS: cannot import {path!r}: {exc}"
+            ) from None
+    return tuple(out)
+
+
+def get_authenticators(paths: tuple[str, ...] | None = None) -> tuple[Any, ...]:
+    """Return instances of the authenticators at ``paths`` (default: the setting)."""
+    return _load(tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")) if paths is None else paths)
+
+
+async def identify(
+    exchange: HttpExchange, server: Any, *, backends: tuple[str, ...]
+) -> tuple[Any, HttpReply | None]:
+    """Return ``(user, None)``, or ``(None, reply)`` when access is refused.
+
+    ``backends`` are the authenticator paths (``MCP_AUTHENTICATION_BACKENDS``).
+    """
+    user = None
+    if backends:
+        request = exchange.django_request()
+        for authenticator in get_authenticators(backends):
+            method = authenticator.authenticate
+            try:
+                if inspect.iscoroutinefunction(method):
+                    user = await method(request)
+                else:
+                    user = await sync_to_async(method, thread_sensitive=True)(request)
+            except AuthenticationFailed as exc:
+                # An invalid or expired token is refused even where anonymous
+                # callers are welcome (MCP 2026-07-28 authorization, "Error Handling").
+                return None, challenge(
+                    exchange, scope=exc.scope, error=exc.error, description=exc.message, status=exc.status
+                )
+            if user is not None:
+                request.user = user
+                break
+    if user is None:
+        user = await (exchange.session_user or _cookie_user(exchange))()
+    if getattr(server, "login_required", False) and not getattr(user, "is_authenticated", False):
+        return None, challenge(exchange)
+    return user, None
+
+
+async def anonymous() -> Any:
+    """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
+    if not apps.is_installed("django.contrib.auth"):
+        # No identity at all: the caller is anonymous (None), which servers
+        # without identity needs accept.
+        return None
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
+
+
+def _cookie_user(exchange: HttpExchange) -> Any:
+    """Return the function finding the session user from the session cookie (the fast paths)."""
+
+    async def from_cookie() -> Any:
+        django = get_django_settings()
+        cookies = exchange.headers.joined("cookie", "; ") if django.session_auth else None
+        key = parse_cookie(cookies).get(django.session_cookie_name) if cookies else None
+        if not key or not apps.is_installed("django.contrib.auth"):
+            return await anonymous()
+        from django.contrib.auth import aget_user
+
+        store = importlib.import_module(django.session_engine).SessionStore(key)
+        return await aget_user(_WithSession(store))  # type: ignore[arg-type]  # it reads .session only
+
+    return from_cookie
+
+
+class _WithSession:
+    """What ``aget_user()`` reads of a request: its session."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+
+def challenge(
+    exchange: HttpExchange,
+    *,
+    scope: str | None = None,
+    error: str | None = None,
+    description: str | None = None,
+    status: int = 401,
+) -> HttpReply:
+    """Return a 401 (or ``status``) with a Bearer challenge naming the resource metadata."""
+    host = request_host(exchange.headers, exchange.server, exchange.scheme)
+    metadata = f"{exchange.scheme}://{host}/.well-known/oauth-protected-resource{exchange.path.rstrip('/')}"
+    params = []
+    if error:
+        params.append(f'error="{_quotable(error)}"')
+    if description:
+        params.append(f'error_description="{_quotable(description)}"')
+    params.append(f'resource_metadata="{metadata}"')
+    if scope:
+        params.append(f'scope="{_quotable(scope)}"')
+    body = encode_error(None, InvalidRequest(description or "Authentication required"))
+    headers = [
+        ("Content-Type", "application/json"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("WWW-Authenticate", "Bearer " + ", ".join(params)),
+    ]
+    return HttpReply(status, headers, body)
+
+
+def _quotable(text: str) -> str:
+    # RFC 6750 section 3: error, error_description and scope values use only
+    # %x20-21 / %x23-5B / %x5D-7E (printable ASCII without '"' and '\').
+    return "".join(char for char in str(text) if " " <= char <= "~" and char not in '"\\')
