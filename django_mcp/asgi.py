@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 from collections.abc import AsyncIterator
 from typing import Final
@@ -59,10 +60,11 @@ from django.urls import get_resolver, set_script_prefix
 from django_mcp._types import ASGIApp, Message, Receive, Scope, Send
 from django_mcp.conf import get_settings
 from django_mcp.registry import registry
-from django_mcp.transports._body import DRAIN_SECONDS, BodyTooLarge, ChunkedBody, declared_length
+from django_mcp.transports._body import DRAIN_SECONDS, Body, BodyTooLarge, ChunkedBody, declared_length
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._identity import attach_caller, session_of, session_user
 from django_mcp.transports._origin import request_scheme
 from django_mcp.transports._replies import too_large
 from django_mcp.transports._threads import REQUEST_THREADS, Lease
@@ -115,7 +117,7 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
         async with ThreadSensitiveContext(executor=lease):
             try:
                 reply = await endpoint.serve(exchange)
-                await _send_reply(reply, send, lease, exchange)
+                await _send_reply(reply, send, lease, exchange.body)  # type: ignore[arg-type]  # a ChunkedBody
             except _Gone:
                 return  # gone before its request was complete: nobody to answer
             except asyncio.CancelledError:
@@ -132,7 +134,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
     headers = McpHeaders.from_asgi(scope["headers"])
     client = scope.get("client")
     server = scope.get("server") or ("", "")
-    return HttpExchange(
+    exchange = HttpExchange(
         method=scope["method"],
         path=scope["path"],
         headers=headers,
@@ -141,8 +143,19 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         scheme=request_scheme(scope.get("scheme", "http"), headers),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
         can_stream=True,
-        build_request=lambda exchange: ASGIRequest(scope, io.BytesIO(exchange.body_bytes)),
+        build_request=functools.partial(_django_request, scope),
     )
+    session = exchange.session = session_of(headers)
+    if session is not None:
+        exchange.session_user = functools.partial(session_user, session)
+    return exchange
+
+
+def _django_request(scope: Scope, exchange: HttpExchange) -> ASGIRequest:
+    """Return Django's request for the exchange, as its middleware would have left it."""
+    request = ASGIRequest(scope, io.BytesIO(exchange.body_bytes))
+    attach_caller(request, exchange)
+    return request
 
 
 class _Connection:
@@ -195,7 +208,7 @@ class _Connection:
             self._listening.cancel()
 
 
-async def _send_reply(reply: HttpReply, send: Send, lease: Lease, exchange: HttpExchange) -> None:
+async def _send_reply(reply: HttpReply, send: Send, lease: Lease, body: Body) -> None:
     """Send the endpoint's ``reply``: one body, or an event stream chunk by chunk."""
     headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in reply.headers]
     if reply.stream is None:
@@ -205,7 +218,7 @@ async def _send_reply(reply: HttpReply, send: Send, lease: Lease, exchange: Http
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
         if reply.refused_early:
-            await _drain(exchange)
+            await _drain(body)
         return
     if reply.long_lived:
         lease.release()  # an idle stream holds no thread of its own
@@ -223,11 +236,11 @@ async def _send_reply(reply: HttpReply, send: Send, lease: Lease, exchange: Http
             await sync_to_async(reply.closed)()
 
 
-async def _drain(exchange: HttpExchange) -> None:
+async def _drain(body: Body) -> None:
     """Read and discard what the client still sends of a refused body (bounded)."""
     with contextlib.suppress(TimeoutError, _Gone):
         async with asyncio.timeout(DRAIN_SECONDS):
-            await exchange.body.drain()
+            await body.drain()
 
 
 def _path_info(scope: Scope) -> str:
@@ -255,9 +268,7 @@ async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send
     except _Gone:
         return
     except BodyTooLarge as error:
-        reply = too_large(error)
-        exchange = HttpExchange(method=scope["method"], path=scope["path"], headers=headers, body=body)
-        await _send_reply(reply, send, REQUEST_THREADS.lease(), exchange)
+        await _send_reply(too_large(error), send, REQUEST_THREADS.lease(), body)
         return
     await app(scope, _replay(data, receive), send)
 

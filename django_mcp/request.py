@@ -108,6 +108,33 @@ class McpRequest:
         self.task: Any = None
         self._emit = emit
 
+    @classmethod
+    def of(
+        cls, server: Any, envelope: Any, ctx: Any, emit: Callable[[str, dict[str, Any]], None] | None = None
+    ) -> McpRequest:
+        """Return the request user code sees for a JSON-RPC ``envelope`` in a call context.
+
+        The one place the request path builds one: ``envelope`` is the
+        decoded message (``dispatcher.codec.Envelope``), ``ctx`` what the
+        transport knows of the caller (``dispatcher.context.CallContext``),
+        ``server`` the compiled server.
+        """
+        return cls(
+            method=envelope.method,
+            params=envelope.params,
+            meta=ctx.meta,
+            protocol_version=ctx.protocol_version,
+            client_capabilities=ctx.client_capabilities,
+            client_info=ctx.client_info,
+            request_id=envelope.id,
+            http=ctx.http,
+            user=ctx.user,
+            log_level=ctx.log_level,
+            progress_token=ctx.progress_token,
+            server=server,
+            emit=emit,
+        )
+
     @property
     def http_request(self) -> Any:
         """Return the Django ``HttpRequest`` (None outside HTTP), built on first access."""

@@ -39,7 +39,6 @@ from django_mcp.server.server import Server
 from django_mcp.transports._body import ReadyBody
 from django_mcp.transports._exchange import HttpExchange
 from django_mcp.transports._headers import McpHeaders, conforming_headers
-from django_mcp.transports._identity import anonymous
 
 __all__ = [
     "CompletionResult",
@@ -150,7 +149,7 @@ class McpTestClient:
             body=ReadyBody(raw),
             can_stream=True,
             in_process=True,
-            session_user=self._user,
+            session_user=self._user if self.user is not None else None,
         )
         reply = await endpoint.serve(exchange)
         if reply.stream is None:
@@ -162,9 +161,7 @@ class McpTestClient:
         return response, notifications
 
     async def _user(self) -> Any:
-        if self.user is not None:
-            return self.user
-        return await anonymous()  # None without the auth app, as over HTTP
+        return self.user
 
     # ------------------------------------------------------------- lists
 

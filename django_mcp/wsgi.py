@@ -34,6 +34,7 @@ server mounted with ``as_view()`` that does not compile stops it starting.
 
 from __future__ import annotations
 
+import functools
 import http
 import io
 from collections.abc import Iterator
@@ -50,6 +51,7 @@ from django_mcp.transports._bridge import loop_is_running, run_from_sync
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._identity import attach_caller, session_of, session_user
 from django_mcp.transports._origin import request_scheme
 from django_mcp.transports.http import endpoint_at
 
@@ -85,15 +87,16 @@ class McpWSGIApp:
 
 async def _serve(endpoint: Endpoint, exchange: HttpExchange) -> HttpReply:
     reply = await endpoint.serve(exchange)
-    if reply.refused_early and (exchange.body.declared or 0) <= DRAIN_BYTES:
-        await exchange.body.drain()
+    body = exchange.body
+    if reply.refused_early and not isinstance(body, bytes) and (body.declared or 0) <= DRAIN_BYTES:
+        await body.drain()
     return reply
 
 
 def _exchange_of(environ: Environ, script_name: str) -> HttpExchange:
     headers = McpHeaders.from_environ(environ)
     path_info = get_path_info(environ) or "/"
-    return HttpExchange(
+    exchange = HttpExchange(
         method=str(environ.get("REQUEST_METHOD", "GET")).upper(),
         path="{}/{}".format(script_name.rstrip("/"), path_info.replace("/", "", 1)),
         headers=headers,
@@ -101,13 +104,20 @@ def _exchange_of(environ: Environ, script_name: str) -> HttpExchange:
         client=environ.get("REMOTE_ADDR") or None,
         scheme=request_scheme(environ.get("wsgi.url_scheme", "http"), headers),
         server=(str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", ""))),
-        build_request=lambda exchange: _django_request(environ, exchange.body_bytes),
+        build_request=functools.partial(_django_request, environ),
     )
+    session = exchange.session = session_of(headers)
+    if session is not None:
+        exchange.session_user = functools.partial(session_user, session)
+    return exchange
 
 
-def _django_request(environ: Environ, body: bytes) -> WSGIRequest:
-    """Return Django's request for the environ, its body the one already read."""
-    return WSGIRequest({**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))})
+def _django_request(environ: Environ, exchange: HttpExchange) -> WSGIRequest:
+    """Return Django's request for the environ (its body the one already read), with the caller."""
+    body = exchange.body_bytes
+    request = WSGIRequest({**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))})
+    attach_caller(request, exchange)
+    return request
 
 
 class _Answer:

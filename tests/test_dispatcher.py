@@ -698,14 +698,14 @@ async def test_unknown_names_cost_nothing_for_anonymous_callers_or_unguarded_ser
 
 
 async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
-    from django_mcp.dispatcher.context import request_for
-    from django_mcp.dispatcher.tool_calls import visible_tool
+    from django_mcp.dispatcher.tools import visible_tool
+    from django_mcp.request import McpRequest
 
     compiled = VaultServer.compiled()
 
     async def visible(name: Any, user: Any) -> Any:
         envelope = parse_message(msgspec.json.encode(modern_request("tools/call", {"name": name})))
-        request = request_for(compiled, envelope, modern_context(envelope, user=user))
+        request = McpRequest.of(compiled, envelope, modern_context(envelope, user=user))
         return await visible_tool(compiled, name, request)
 
     permitted = PermissionSpy()

@@ -114,6 +114,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "CLIENT_REQUEST_TIMEOUT",
         "Envelope",
         "Reply",
+        "Response",
         "encode_error",
         "encode_message",
         "encode_notification",
@@ -136,7 +137,6 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "is_modern",
         "legacy_context",
         "modern_context",
-        "request_for",
         "stored_context",
     ],
     "django_mcp.dispatcher.continuation": [
@@ -210,16 +210,18 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "start_if_task",
         "update_task",
     ],
-    "django_mcp.dispatcher.tool_calls": [
+    "django_mcp.dispatcher.tools": [
         "Admitted",
+        "StartTask",
         "admit",
+        "call_tool",
+        "list_tools",
         "payload_for",
         "run",
         "tool_error",
         "tool_result",
         "visible_tool",
     ],
-    "django_mcp.dispatcher.tools": ["call_tool", "list_tools"],
     "django_mcp.events": [
         "Event",
         "EventBackend",

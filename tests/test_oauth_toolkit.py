@@ -29,7 +29,6 @@ from django_mcp.contrib.oauth_toolkit import (  # noqa: E402
     OAuthToolkitAuthentication,
     bearer_token,
 )
-from django_mcp.transports._identity import identify  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -221,11 +220,10 @@ def test_bearer_token_reads_the_header_only() -> None:
 
 async def authenticate(request: Any, server: Any) -> tuple[Any, Any]:
     """Identify ``request``'s caller as the endpoint does; a refusal as Django's response."""
-    from django_mcp.conf import get_settings
+    from django_mcp.registry import registry
     from django_mcp.transports.http import _exchange_of, response_of
 
-    backends = get_settings().authentication_backends
-    user, denied = await identify(_exchange_of(request), server, backends=backends)
+    user, denied = await registry.endpoint(server).caller(_exchange_of(request))
     return user, (response_of(denied) if denied is not None else None)
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import functools
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -52,6 +53,7 @@ from django.core.signals import setting_changed
 from django_mcp._types import HttpSource
 from django_mcp.conf import McpSettings, get_settings
 from django_mcp.dispatcher import (
+    codec,
     completion,
     lifecycle,
     prompts,
@@ -64,11 +66,12 @@ from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams
 from django_mcp.dispatcher.codec import (
     Envelope,
     Reply,
+    Response,
     encode_response,
     encoded_size,
     error_reply,
 )
-from django_mcp.dispatcher.context import Call, CallContext, Emit, Era, legacy_context, request_for
+from django_mcp.dispatcher.context import Call, CallContext, Emit, Era, legacy_context
 from django_mcp.dispatcher.continuation import ask_legacy_client
 from django_mcp.dispatcher.relay import Relay
 from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests, SessionStreams
@@ -86,6 +89,7 @@ from django_mcp.protocol._base import UNSET, UnsetType
 from django_mcp.protocol.definitions import ServerCapabilities
 from django_mcp.protocol.meta import META_SERVER_INFO
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequiredResult
+from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
 
 __all__ = ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"]
@@ -228,7 +232,14 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("ping", "", LEGACY, lifecycle.ping),
         Method("logging/setLevel", "logging", LEGACY, lifecycle.set_level),
         Method("tools/list", "tools", BOTH, tools.list_tools),
-        Method("tools/call", "tools", BOTH, tools.call_tool, asks_input=True),
+        Method(
+            "tools/call",
+            "tools",
+            BOTH,
+            # A task-capable tool may be answered with a task (tasks.py).
+            functools.partial(tools.call_tool, start_task=tasks.start_if_task),
+            asks_input=True,
+        ),
         Method("resources/list", "resources", BOTH, resources.list_resources),
         Method("resources/templates/list", "resources", BOTH, resources.list_resource_templates),
         Method("resources/read", "resources", BOTH, resources.read_resource, asks_input=True),
@@ -328,15 +339,7 @@ class Dispatcher:
             row = self.route(envelope.method, ctx.era)
             if row.handler is None:
                 raise MethodNotFound(f"Method not found: {envelope.method} is a stream")
-            call = Call(
-                self.compiled,
-                settings,
-                envelope,
-                envelope.params,
-                ctx,
-                request_for(self.compiled, envelope, ctx, emit),
-                emit,
-            )
+            call = Call(self.compiled, settings, envelope, envelope.params, ctx, emit)
             result = await row.handler(call)
             if isinstance(result, InputRequiredResult) and ctx.era == "legacy":
                 result = await ask_legacy_client(call, result, row.handler, self._retry)
@@ -355,8 +358,7 @@ class Dispatcher:
 
     def _retry(self, call: Call, params: dict[str, Any]) -> Call:
         envelope = dataclasses.replace(call.envelope, params=params)
-        request = request_for(self.compiled, envelope, call.ctx, call.emit)
-        return dataclasses.replace(call, envelope=envelope, params=params, request=request)
+        return dataclasses.replace(call, envelope=envelope, params=params, built=None)
 
     def _check_meta_size(self, meta: Any, settings: McpSettings, era: Era) -> None:
         """Refuse a result whose ``_meta`` (server info included) is over the limit.
@@ -374,7 +376,8 @@ class Dispatcher:
     def encode_result(self, envelope: Envelope, result: Any) -> Reply:
         """Encode a finished result, within ``MCP_MAX_RESPONSE_SIZE``."""
         limits = self.settings.limits
-        body = encode_response(envelope.id, result)
+        # One C call, as encode_response() would make it.
+        body = codec.encode_message(Response(jsonrpc="2.0", id=envelope.id, result=result))
         if len(body) > limits.max_response_size:
             logger.error(
                 "Response to %s is %d bytes, above MCP_MAX_RESPONSE_SIZE (%d)",
@@ -402,7 +405,7 @@ class Dispatcher:
         """
         self.route(envelope.method, ctx.era)
         honoured = subscriptions.honoured_filter(self.compiled, envelope.params.get("notifications"))
-        request = request_for(self.compiled, envelope, ctx)
+        request = McpRequest.of(self.compiled, envelope, ctx)
 
         async def readable(uri: str) -> bool:
             try:
@@ -431,11 +434,12 @@ class Dispatcher:
                 if session is None:
                     return False
                 contexts.append(legacy_context(_READ, session, http=http, user=user))
-            envelope = dataclasses.replace(_READ, params={"uri": uri})
+            request = McpRequest.of(
+                self.compiled, dataclasses.replace(_READ, params={"uri": uri}), contexts[0]
+            )
+            request.uri = uri
             try:
-                await resources.find_resource(
-                    self.compiled, uri, request_for(self.compiled, envelope, contexts[0])
-                )
+                await resources.find_resource(self.compiled, uri, request)
             except ResourceNotFound:
                 return False
             return True

@@ -15,10 +15,10 @@ db_worker`` of django-tasks-db, ...). In order:
    progress or log notification reaches anyone: the request has been
    answered.
 3. The call is admitted again, by the gate a request passes
-   (``tool_calls.admit``, without counting the rate limit a second time):
+   (``tools.admit``, without counting the rate limit a second time):
    the caller must still be allowed to use the tool (else the task fails
    with -32602) and the arguments are validated again.
-4. The handler runs through ``tool_calls.run``, exactly as in a request.
+4. The handler runs through ``tools.run``, exactly as in a request.
    Every ``CANCEL_CHECK_INTERVAL`` seconds the run writes a new
    ``request.task.status_message`` and looks for a cancellation: it sets
    ``request.task.cancelled`` and cancels an async handler at its next
@@ -47,9 +47,9 @@ from django.db import connections
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher import task_store, tool_calls
+from django_mcp.dispatcher import task_store, tools
 from django_mcp.dispatcher.codec import Envelope
-from django_mcp.dispatcher.context import Call, CallContext
+from django_mcp.dispatcher.context import Call, stored_context
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
 from django_mcp.request import McpRequest
@@ -92,11 +92,11 @@ async def _run(record: McpTask) -> bool:
     handle = task_store.TaskHandle(task_id)
     try:
         call = await _rebuild(record, handle)
-        admitted = await tool_calls.admit(call, count_rate=False)
+        admitted = await tools.admit(call, count_rate=False)
         if isinstance(admitted, CallToolResult):
             result: CallToolResult | InputRequiredResult = admitted
         else:
-            work = asyncio.ensure_future(tool_calls.run(call, admitted))
+            work = asyncio.ensure_future(tools.run(call, admitted))
             kind = admitted.entry.handler.kind
             result = await _watch(work, handle, cancel_work=kind in ("async", "asyncgen"))
     except TaskCancelled:
@@ -184,28 +184,15 @@ async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:
     capabilities = stored.get("clientCapabilities") or {}
     version = stored.get("protocolVersion") or ""
     client_info = stored.get("clientInfo")
-    request = McpRequest(
-        method="tools/call",
-        params=params,
-        meta={},
-        protocol_version=version,
-        client_capabilities=capabilities,
-        client_info=client_info,
-        user=user,
-        server=compiled,
+    ctx = stored_context(
+        protocol_version=version, client_capabilities=capabilities, client_info=client_info, user=user
     )
+    envelope = Envelope(kind="request", method="tools/call", params=params, has_params=True)
+    request = McpRequest.of(compiled, envelope, ctx)
     request.input_responses = dict(record.input_responses)
     request.request_state = record.request_state
     request.task = handle
-    ctx = CallContext(
-        era="modern",
-        protocol_version=version,
-        client_capabilities=capabilities,
-        client_info=client_info,
-        user=user,
-    )
-    envelope = Envelope(kind="request", method="tools/call", params=params, has_params=True)
-    return Call(compiled, get_settings(), envelope, params, ctx, request, None)
+    return Call(compiled, get_settings(), envelope, params, ctx, None, built=request)
 
 
 def _server(key: str) -> CompiledServer:

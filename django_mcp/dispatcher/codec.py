@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, TypeGuard
 
 import msgspec
@@ -27,6 +27,7 @@ __all__ = [
     "CLIENT_REQUEST_TIMEOUT",
     "Envelope",
     "Reply",
+    "Response",
     "encode_error",
     "encode_message",
     "encode_notification",
@@ -167,12 +168,12 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
     )
 
 
-def encode_message(message: Any) -> bytes:
-    """Return one outgoing JSON-RPC message as compact single-line JSON.
+encode_message: Final[Callable[[Any], bytes]] = _encoder.encode
+"""Return one outgoing JSON-RPC message as compact single-line JSON.
 
-    Every message the server sends is encoded here, whatever its kind.
-    """
-    return _encoder.encode(message)
+Every message the server sends is encoded here, whatever its kind (a
+``Response`` struct, an error object, a notification or request dict).
+"""
 
 
 _OUT_OF_RANGE: Final = "Number out of range"
@@ -247,7 +248,9 @@ def _nests_deeper(members: tuple[Any, ...], max_depth: int) -> bool:
     return False
 
 
-class _Response(msgspec.Struct, frozen=True):
+class Response(msgspec.Struct, frozen=True):
+    """A JSON-RPC success response, encoded by ``encode_message``."""
+
     jsonrpc: str
     id: Any
     result: Any
@@ -255,7 +258,7 @@ class _Response(msgspec.Struct, frozen=True):
 
 def encode_response(request_id: Any, result: Any) -> bytes:
     """Return an encoded JSON-RPC success response carrying ``result``."""
-    return encode_message(_Response(jsonrpc="2.0", id=request_id, result=result))
+    return encode_message(Response(jsonrpc="2.0", id=request_id, result=result))
 
 
 def encode_error(request_id: Any, error: McpError) -> bytes:

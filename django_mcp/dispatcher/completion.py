@@ -58,7 +58,7 @@ async def complete(call: Call) -> CompleteResult:
         return CompleteResult(completion=CompletionValues(values=()))
     try:
         produced = await invoke(
-            entry.component, entry.completer, call.request, values={"argument": arg_name, "value": value}
+            entry.component, entry.completer, call, values={"argument": arg_name, "value": value}
         )
         return CompleteResult(completion=_completion(produced))
     except McpError:

@@ -13,7 +13,7 @@ request takes version, capabilities and log level from its session; only a
 only: ``modern_context``, ``legacy_context``, ``stored_context``); ``Call``
 is what each method handler receives: the compiled server, the settings,
 the message, the context and the ``McpRequest`` handed to user code
-(built by ``request_for`` only).
+(built by ``McpRequest.of`` only).
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ __all__ = [
     "is_modern",
     "legacy_context",
     "modern_context",
-    "request_for",
     "stored_context",
 ]
 
@@ -80,7 +79,11 @@ class CallContext:
 
 @dataclasses.dataclass(slots=True)
 class Call:
-    """One request being served: what each method handler receives."""
+    """One request being served: what each method handler receives.
+
+    ``request``, the ``McpRequest`` user code sees, is built when first
+    asked for: a call whose handler takes none never builds one.
+    """
 
     compiled: CompiledServer
     settings: McpSettings
@@ -88,8 +91,17 @@ class Call:
     #: The request's params (``envelope.params``).
     params: dict[str, Any]
     ctx: CallContext
-    request: McpRequest
     emit: Emit | None
+    #: The ``McpRequest``, once built (``request``).
+    built: McpRequest | None = None
+
+    @property
+    def request(self) -> McpRequest:
+        """Return the ``McpRequest`` of this call, building it on first use."""
+        request = self.built
+        if request is None:
+            request = self.built = McpRequest.of(self.compiled, self.envelope, self.ctx, self.emit)
+        return request
 
 
 def era_of(
@@ -231,25 +243,4 @@ def stored_context(
         client_capabilities=client_capabilities,
         client_info=client_info if isinstance(client_info, Mapping) else None,
         user=user,
-    )
-
-
-def request_for(
-    compiled: CompiledServer, envelope: Envelope, ctx: CallContext, emit: Emit | None = None
-) -> McpRequest:
-    """Return the ``McpRequest`` user code sees for ``envelope`` in ``ctx``: the one place it is built."""
-    return McpRequest(
-        method=envelope.method,
-        params=envelope.params,
-        meta=ctx.meta,
-        protocol_version=ctx.protocol_version,
-        client_capabilities=ctx.client_capabilities,
-        client_info=ctx.client_info,
-        request_id=envelope.id,
-        http=ctx.http,
-        user=ctx.user,
-        log_level=ctx.log_level,
-        progress_token=ctx.progress_token,
-        server=compiled,
-        emit=emit,
     )

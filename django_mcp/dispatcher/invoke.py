@@ -16,6 +16,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.core.signals import got_request_exception
 
+from django_mcp.dispatcher.context import Call
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.server.handlers import Handler
@@ -30,7 +31,7 @@ _DONE = object()
 async def invoke(
     component: type[Any],
     handler: Handler,
-    request: McpRequest,
+    call: Call,
     *,
     payload: Any = None,
     values: Mapping[str, Any] | None = None,
@@ -39,10 +40,11 @@ async def invoke(
     """Run ``component().<handler>`` and return what it produced, in order.
 
     Progress updates are sent through ``emit`` and left out of the result.
+    The call's ``McpRequest`` is built only for a method that takes it.
     """
     instance = component()
     method = getattr(instance, handler.name)
-    kwargs = _arguments(handler, request, payload, values or {})
+    kwargs = _arguments(handler, call, payload, values or {})
     produced: list[Any] = []
     if handler.kind == "async":
         value = await method(**kwargs)
@@ -50,7 +52,7 @@ async def invoke(
     if handler.kind == "sync":
         _collect(await sync_to_async(method, thread_sensitive=True)(**kwargs), produced)
         return produced
-    tracker = _ProgressTracker(request, emit)
+    tracker = _ProgressTracker(call, emit)
     if handler.kind == "asyncgen":
         async for item in method(**kwargs):
             if not tracker.consume(item):
@@ -64,13 +66,11 @@ async def invoke(
     return produced
 
 
-def _arguments(
-    handler: Handler, request: McpRequest, payload: Any, values: Mapping[str, Any]
-) -> dict[str, Any]:
+def _arguments(handler: Handler, call: Call, payload: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     for name, source in handler.sources.items():
         if source == "request":
-            kwargs[name] = request
+            kwargs[name] = call.request
         elif source == "payload":
             kwargs[name] = payload
         elif name in values:
@@ -96,8 +96,8 @@ def _next(generator: Any) -> Any:
 class _ProgressTracker:
     """Turn yielded progress responses into notifications, keeping order."""
 
-    def __init__(self, request: McpRequest, emit: Callable[[str, dict[str, Any]], None] | None) -> None:
-        self.request = request
+    def __init__(self, call: Call, emit: Callable[[str, dict[str, Any]], None] | None) -> None:
+        self.call = call
         self.emit = emit
         self.last: float | None = None
 
@@ -105,7 +105,7 @@ class _ProgressTracker:
         if not (isinstance(item, McpResponse) and item.progress_update is not None):
             return False
         update = item.progress_update
-        token = self.request.progress_token
+        token = self.call.ctx.progress_token
         if token is None or self.emit is None:
             return True
         if self.last is not None and update.current <= self.last:
@@ -114,7 +114,7 @@ class _ProgressTracker:
                 "Dropped non-increasing progress %s (last %s) for %r",
                 update.current,
                 self.last,
-                self.request,
+                self.call.envelope.method,
             )
             return True
         self.last = update.current

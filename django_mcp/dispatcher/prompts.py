@@ -52,9 +52,7 @@ async def get_prompt(call: Call) -> GetPromptResult | InputRequiredResult:
     call.request.arguments = arguments
     await attach_inputs(call, target=name, arguments=arguments)
     try:
-        produced = await invoke(
-            entry.component, entry.handler, call.request, values=arguments, emit=call.emit
-        )
+        produced = await invoke(entry.component, entry.handler, call, values=arguments, emit=call.emit)
         result = prompt_result(produced)
     except McpError:
         raise

@@ -97,7 +97,7 @@ async def read_resource(call: Call) -> ReadResourceResult | InputRequiredResult:
     request.uri_variables = variables
     await attach_inputs(call, target=uri, arguments=None)
     try:
-        produced = await invoke(entry.component, entry.handler, request, values=variables, emit=call.emit)
+        produced = await invoke(entry.component, entry.handler, call, values=variables, emit=call.emit)
         result = resource_result(produced, uri, entry.mime_type)
     except McpError:
         raise

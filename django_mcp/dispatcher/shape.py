@@ -1,7 +1,7 @@
 """Turn what a handler produced into the result of its method.
 
 A tool yields ``CallToolResult`` (content, at most one structured value,
-``isError``; built by ``tool_calls.tool_result`` with the helpers here); a
+``isError``; built by ``tools.tool_result`` with the helpers here); a
 resource yields ``ReadResourceResult`` contents (text or blob, never
 image/audio blocks); a prompt yields one ``PromptMessage`` per content
 block, keeping each response's role. A handler may instead return the

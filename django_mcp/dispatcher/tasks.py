@@ -152,7 +152,7 @@ async def start_if_task(
 
 
 async def _hook(call: Call, entry: CompiledTool, plan: Handler, payload: Any) -> Any:
-    produced = await invoke(entry.component, plan, call.request, payload=payload, emit=call.emit)
+    produced = await invoke(entry.component, plan, call, payload=payload, emit=call.emit)
     if len(produced) > 1:
         raise TypeError(f"{plan.name}() must return one value, got {len(produced)}")
     return produced[0] if produced else None

@@ -1,14 +1,36 @@
-"""Tools: ``tools/list`` and ``tools/call``.
+"""Tools: ``tools/list`` and ``tools/call``, one tool call admitted and run.
 
 What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
 
-1. It is admitted (``tool_calls.admit``): a tool this caller may use, the
-   transport's own check, the rate limit, valid arguments.
+1. It is admitted (``admit``), by the gate a task's later run passes too
+   (``background.py``):
+
+   a. ``params.name`` must name a tool this caller may use; an unknown and
+      a hidden tool answer the same -32602 "Unknown tool", at the same cost
+      (an unknown name costs the permission lookup a hidden tool would);
+   b. a transport's own check of the call (``CallContext.check_call``: over
+      HTTP, the ``Mcp-Param-*`` headers) runs for that tool only, so a
+      hidden tool answers like an unknown one;
+   c. ``MCP_RATE_LIMIT`` is counted for the caller (requests only: a task
+      was counted when it was created); over it, an ``isError`` result
+      "Rate limit exceeded";
+   d. ``params.arguments`` (an object, default ``{}``) is validated against
+      the tool's input: a ``Schema`` (types, constraints and rules) or a
+      raw JSON Schema; a failure is an ``isError`` result "Invalid tool
+      arguments: <path>: <problem>". A retry's ``inputResponses`` /
+      ``requestState`` are verified and handed to the handler (multi
+      round-trip requests).
+
 2. A tool declaring ``task`` support may be answered with a task instead
-   (``tasks.start_if_task``); its handler then runs later, in a Tasks
-   framework worker (``background.py``), admitted by the same gate.
-3. Otherwise the handler runs now and its result is shaped
-   (``tool_calls.run``).
+   (``start_task``: the method table wires in ``tasks.start_if_task``); its
+   handler then runs later, in a Tasks framework worker.
+3. Otherwise the handler runs now (``run``: sync handlers in a thread;
+   yielded progress becomes ``notifications/progress``) and what it returned
+   becomes a ``CallToolResult`` (or ``InputRequiredResult``, whose
+   ``requestState`` is sealed), its structured content checked against the
+   output schema. An unexpected exception is logged and answered as
+   ``isError`` "Tool execution failed", never with its text; ``McpError``
+   passes through as a JSON-RPC error.
 
 The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
 shaping) is the dispatcher kernel's (``_finish`` in ``__init__.py``).
@@ -16,16 +38,51 @@ shaping) is the dispatcher kernel's (``_finish`` in ``__init__.py``).
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, cast
 
-from django_mcp.dispatcher import tool_calls
+import msgspec
+
+from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
+from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
+from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import encoded_items, page
-from django_mcp.dispatcher.tasks import start_if_task
+from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
+from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
+from django_mcp.protocol._base import UNSET
+from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult, ListToolsResult
 from django_mcp.protocol.tasks import CreateTaskResult
+from django_mcp.ratelimit import allow_tool_call
+from django_mcp.request import McpRequest
+from django_mcp.response import McpResponse, merge_meta
+from django_mcp.schemas import Schema, schema_error, validate
+from django_mcp.server.compiler import CompiledServer, CompiledTool
 
-__all__ = ["call_tool", "list_tools"]
+__all__ = [
+    "Admitted",
+    "StartTask",
+    "admit",
+    "call_tool",
+    "list_tools",
+    "payload_for",
+    "run",
+    "tool_error",
+    "tool_result",
+    "visible_tool",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Answer a task-capable tool's call with a task (``tasks.start_if_task``):
+#: ``(call, entry, payload, arguments)`` -> a result, or None to run it now.
+StartTask = Callable[
+    [Call, CompiledTool, Any, dict[str, Any]],
+    Awaitable[CallToolResult | InputRequiredResult | CreateTaskResult | None],
+]
 
 
 async def list_tools(call: Call) -> ListToolsResult:
@@ -40,13 +97,169 @@ async def list_tools(call: Call) -> ListToolsResult:
     return ListToolsResult(tools=cast(Any, tools), next_cursor=cursor)
 
 
-async def call_tool(call: Call) -> CallToolResult | InputRequiredResult | CreateTaskResult:
+async def call_tool(
+    call: Call, *, start_task: StartTask | None = None
+) -> CallToolResult | InputRequiredResult | CreateTaskResult:
     """Run a tool and return its result (tool failures are ``isError``)."""
-    admitted = await tool_calls.admit(call)
+    admitted = await admit(call)
     if isinstance(admitted, CallToolResult):
         return admitted
-    if admitted.entry.task is not None:
-        answered = await start_if_task(call, admitted.entry, admitted.payload, admitted.arguments)
+    if admitted.entry.task is not None and start_task is not None:
+        answered = await start_task(call, admitted.entry, admitted.payload, admitted.arguments)
         if answered is not None:
             return answered
-    return await tool_calls.run(call, admitted)
+    return await run(call, admitted)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Admitted:
+    """A tool call past every gate: the tool, its arguments and their validated payload."""
+
+    entry: CompiledTool
+    arguments: dict[str, Any]
+    payload: Any
+
+
+async def visible_tool(compiled: CompiledServer, name: object, request: McpRequest) -> CompiledTool | None:
+    """Return the tool ``name`` names if this caller may use it, else None.
+
+    An unknown (or non-string) name costs the permission lookup a hidden
+    tool would.
+    """
+    return await find_usable(compiled.tools, name, request)
+
+
+async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolResult:
+    """Pass a ``tools/call`` through the gates; an ``isError`` result when one refuses it.
+
+    ``count_rate`` is False for a task's run, counted when it was created.
+
+    Raises:
+        InvalidParams: an unknown, hidden or non-string name; arguments that
+            are not an object; a bad retry.
+        HeaderMismatch: the transport's own check refused the call.
+    """
+    params = call.params
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise InvalidParams("tools/call needs a string name")
+    # A tool anyone may use needs no lookup; any other name is looked up
+    # (a hidden one at the cost of an unknown one, and the other way round).
+    entry = call.compiled.open_tools.get(name) or await visible_tool(call.compiled, name, call.request)
+    if entry is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("tools/call arguments must be an object")
+    if call.ctx.check_call is not None:
+        call.ctx.check_call(entry, arguments)
+    rate = call.settings.rate_limit
+    if count_rate and rate is not None and not await allow_tool_call(call.request, name, rate=rate):
+        return tool_error("Rate limit exceeded: retry later")
+    if "inputResponses" in params or "requestState" in params:
+        await attach_inputs(call, target=name, arguments=arguments)
+    try:
+        payload = await payload_for(entry, arguments)
+    except SchemaValidationError as exc:
+        return tool_error(f"Invalid tool arguments: {exc}")
+    return Admitted(entry, arguments, payload)
+
+
+async def run(call: Call, admitted: Admitted) -> CallToolResult | InputRequiredResult:
+    """Run the admitted call's handler and return its result (tool failures are ``isError``).
+
+    An ``InputRequiredResult`` is checked and its ``requestState`` sealed,
+    except in a call running as a task, which keeps its state itself.
+    """
+    entry = admitted.entry
+    try:
+        produced = await invoke(
+            entry.component, entry.handler, call, payload=admitted.payload, emit=call.emit
+        )
+        result = tool_result(produced)
+        if isinstance(result, InputRequiredResult):
+            if call.request.task is not None:
+                check_input_requests(result, call.request)
+                return result
+            return finish_input_required(call, result, target=entry.name, arguments=admitted.arguments)
+        if not result.isError and entry.output_type is not None:
+            await _check_output(entry, result)
+        return result
+    except McpError:
+        raise
+    except Exception as exc:  # a tool failure is a result, not a protocol error
+        report_failure(call.request, exc, f"tool {entry.name!r}")
+        return tool_error("Tool execution failed")
+
+
+def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
+    """Return the tool result for what a handler ``produced``."""
+    if not produced or not all(type(item) is McpResponse for item in produced):
+        special = only_result(produced, CallToolResult, "tool")
+        if special is not None:
+            return special  # type: ignore[no-any-return]
+        check_responses(produced, "tool")  # raises: something else was returned
+    content: list[Any] = []
+    structured: Any = UNSET
+    is_error = with_meta = False
+    for response in produced:
+        if response.structured_content is not UNSET:
+            if structured is not UNSET:
+                raise ShapeError("a tool may return only one structured() result per call")
+            structured = response.structured_content
+        content.extend(response.content)
+        is_error = is_error or response.is_error
+        with_meta = with_meta or bool(response.meta)
+    return CallToolResult(
+        content=tuple(content),
+        structuredContent=structured,
+        isError=is_error,
+        meta=(merge_meta(produced) or UNSET) if with_meta else UNSET,
+    )
+
+
+def tool_error(message: str) -> CallToolResult:
+    """Return an ``isError`` result carrying ``message``."""
+    return CallToolResult(content=(TextContent(text=message),), isError=True)
+
+
+async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
+    """Return the tool's validated payload built from ``arguments``.
+
+    Raises:
+        SchemaValidationError: the arguments do not fit the tool's input.
+    """
+    input_type = entry.input_type
+    if input_type is None:
+        if arguments:
+            raise SchemaValidationError([(key, "unknown field") for key in sorted(arguments)])
+        return None
+    if entry.input_validator is not None:  # a raw JSON Schema
+        entry.input_validator(arguments)
+        return arguments
+    if entry.input_rules:
+        return await validate(input_type, arguments)
+    # Decoded JSON is already plain: one msgspec pass validates and builds it.
+    try:
+        return msgspec.convert(arguments, input_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise schema_error(exc) from None
+
+
+async def _check_output(entry: CompiledTool, result: CallToolResult) -> None:
+    if result.structuredContent is UNSET:
+        raise ShapeError(
+            f"tool {entry.name!r} declares an output schema but returned no structured() content"
+        )
+    output_type = entry.output_type
+    try:
+        if entry.output_validator is not None:
+            entry.output_validator(result.structuredContent)
+        elif isinstance(output_type, type) and issubclass(output_type, Schema):
+            await validate(output_type, result.structuredContent)
+        else:
+            msgspec.convert(result.structuredContent, output_type, strict=True)
+    except (SchemaValidationError, msgspec.ValidationError) as exc:
+        raise ShapeError(f"tool {entry.name!r} output does not match its output schema: {exc}") from None

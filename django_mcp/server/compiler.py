@@ -190,6 +190,11 @@ class CompiledServer:
     tool_headers: Mapping[str, Mapping[str, tuple[str, str]]]
     #: Per tool: its definition as 2025-11-25 clients see it.
     legacy_tools: Mapping[str, ToolDefinition]
+    #: The tools any caller may use (no permissions, no ``authorize()``):
+    #: finding one needs no permission lookup.
+    open_tools: Mapping[str, CompiledTool]
+    #: Every request needs an authenticated caller (``Server.login_required``).
+    login_required: bool
     #: Encoded list pages and cursors, filled as requests need them.
     served_once: ServedOnce = dataclasses.field(default_factory=ServedOnce, compare=False, repr=False)
 
@@ -301,6 +306,10 @@ def _compile(declared: Any) -> CompiledServer:
             {name: MappingProxyType(header_params(t.definition.input_schema)) for name, t in tools.items()}
         ),
         legacy_tools=MappingProxyType({name: legacy_definition(t.definition) for name, t in tools.items()}),
+        open_tools=MappingProxyType(
+            {name: t for name, t in tools.items() if not (t.permissions or t.has_authorize)}
+        ),
+        login_required=bool(getattr(server, "login_required", False)),
     )
 
 

@@ -29,6 +29,18 @@ them, 413):
    may use only, so a hidden tool answers like an unknown one. A 2025-11-25
    request belongs to a session (``_legacy_http.py``).
 
+The 2026-07-28 header rules (``validate_headers``, ``validate_param_headers``):
+``MCP-Protocol-Version`` must equal the ``_meta`` protocolVersion,
+``Mcp-Method`` the body's ``method`` (values are case-sensitive),
+``Mcp-Name`` its ``params.name`` (tools/call, prompts/get), ``params.uri``
+(resources/read) or ``params.taskId`` (tasks/get, tasks/update, tasks/cancel
+of the tasks extension), surrounding whitespace ignored; ``Mcp-Param-<Name>``
+must mirror each argument whose input-schema property carries
+``"x-mcp-header": "<Name>"`` and whose value is present and not null (a
+header for an absent argument is a mismatch too; the map is compiled per
+tool). Values are decoded first (``_headers.decode_value``); a header sent
+twice is invalid. Every failure is ``HeaderMismatch`` (-32020, HTTP 400).
+
 A 2026-07-28 POST is answered with ``application/json``. It becomes a
 ``text/event-stream`` only when something can be sent before the result
 (a progress token or a log level was given, or a 2025-11-25 handler may ask
@@ -48,16 +60,26 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django.apps import apps
+
+from django_mcp.conf import get_django_settings
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.codec import Envelope, parse_message
 from django_mcp.dispatcher.context import CallContext, era_of, modern_context
 from django_mcp.dispatcher.sessions import LegacySession
-from django_mcp.exceptions import InternalError, InvalidRequest, McpError, MethodNotFound, ServerBusy
+from django_mcp.exceptions import (
+    HeaderMismatch,
+    InternalError,
+    InvalidRequest,
+    McpError,
+    MethodNotFound,
+    ServerBusy,
+)
 from django_mcp.server.compiler import CompiledTool
 from django_mcp.transports._body import BodyTooLarge, ChunkedUnsupported
-from django_mcp.transports._exchange import HttpExchange, HttpReply
-from django_mcp.transports._headers import McpHeaders, validate_headers, validate_param_headers
-from django_mcp.transports._identity import identify
+from django_mcp.transports._exchange import NOT_BUILT, HttpExchange, HttpReply
+from django_mcp.transports._headers import NAME_KEYS, McpHeaders, decode_value
+from django_mcp.transports._identity import authenticate, challenge
 from django_mcp.transports._legacy_http import SESSION_HEADER, LegacySessions
 from django_mcp.transports._origin import host_allowed, origin_allowed, request_host
 from django_mcp.transports._replies import (
@@ -81,10 +103,13 @@ from django_mcp.transports._replies import (
     with_keepalive,
 )
 
-__all__ = ["Endpoint"]
+__all__ = ["Endpoint", "validate_headers", "validate_param_headers"]
 
 # One name for the whole HTTP transport, as projects configure it.
 logger = logging.getLogger("django_mcp.transports.http")
+
+_JSON_TYPE: Final = ("Content-Type", JSON)
+_NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
 
 #: The page a browser opening the endpoint's URL gets (with the 405).
 _PAGE: Final = (
@@ -126,24 +151,28 @@ class Endpoint(LegacySessions):
         dispatcher = self.dispatcher
         settings = dispatcher.settings
         limit = settings.limits.max_request_size
-        declared = exchange.body.declared
+        headers = exchange.headers
+        declared = headers.content_length
         if declared is not None and declared > limit:
             return too_large(BodyTooLarge())  # before anything else: the body is never read
-        refused = self.refuse(exchange)
-        if refused is not None:
-            return refused
-        headers = exchange.headers
-        content_type = (headers.joined("content-type") or "").split(";", 1)[0].strip().lower()
-        if content_type != JSON:
+        if not exchange.in_process:
+            refused = self.refuse(exchange)
+            if refused is not None:
+                return refused
+        if headers.content_type != JSON:
             return json_error(None, InvalidRequest(f"Content-Type must be {JSON}"), 415)
-        if not _accepts_json_or_sse(headers.joined("accept") or "*/*"):
+        if not _accepts_json_or_sse(headers.accept or "*/*"):
             return json_error(None, InvalidRequest(f"Accept must allow {JSON} or {SSE}"), 406)
-        try:
-            body = await exchange.body.read(limit)
-        except BodyTooLarge as error:
-            return too_large(error)
-        except ChunkedUnsupported as error:
-            return length_required(error)
+        body = exchange.body
+        if not isinstance(body, bytes):
+            try:
+                body = await body.read(limit)
+            except BodyTooLarge as error:
+                return too_large(error)
+            except ChunkedUnsupported as error:
+                return length_required(error)
+        elif len(body) > limit:
+            return too_large(BodyTooLarge())
         exchange.body_bytes = body
         try:
             envelope = parse_message(body, max_depth=settings.limits.max_json_depth)
@@ -151,17 +180,16 @@ class Endpoint(LegacySessions):
             # The message cannot be served at all (and so lacks the _meta a
             # modern request needs): always a 400, whatever the code.
             return json_error(getattr(error, "request_id", None), error, 400)
-        try:
-            headers.check_era_headers()
-        except McpError as error:
-            return json_error(envelope.id, error, 400)
-        user, denied = await identify(
-            exchange, dispatcher.compiled.server, backends=settings.authentication_backends
-        )
+        if headers.era_repeated:
+            try:
+                headers.check_era_headers()
+            except McpError as error:
+                return json_error(envelope.id, error, 400)
+        user, denied = await self.caller(exchange)
         if denied is not None:
             return denied
-        session_id, version = headers.session_id, headers.protocol_version
-        era = era_of(envelope, in_session=session_id is not None, version_header=version)
+        session_id = headers.session_id
+        era = era_of(envelope, in_session=session_id is not None, version_header=headers.protocol_version)
         if era == "modern":
             return await self.modern(exchange, envelope, user)
         if era == "initialize":
@@ -224,7 +252,7 @@ class Endpoint(LegacySessions):
     ) -> HttpReply:
         """Run the request; answer JSON unless something is sent before the result."""
         dispatcher = self.dispatcher
-        can_stream = exchange.can_stream and SSE in (exchange.headers.joined("accept") or "")
+        can_stream = exchange.can_stream and SSE in (exchange.headers.accept or "")
         asks_client = legacy_session is not None and dispatcher.asks_input(envelope.method)
         # Progress needs a token and log messages a level: without both
         # nothing can precede the result.
@@ -233,7 +261,10 @@ class Endpoint(LegacySessions):
         if not legacy and not (can_stream and may_notify):
             # One plain JSON answer, served in the caller's own task (a client
             # disconnect cancels it): no task, no queue.
-            return dispatcher_reply(await dispatcher.respond(envelope, ctx), legacy=False)
+            reply = await dispatcher.respond(envelope, ctx)
+            if reply.error is None:
+                return HttpReply(200, [_JSON_TYPE, _NOSNIFF], reply.body)
+            return dispatcher_reply(reply, legacy=False)
         queue: asyncio.Queue[bytes | Finished] = asyncio.Queue()
         emit = emitter(queue) if can_stream else None
         if legacy_session is not None:
@@ -255,16 +286,39 @@ class Endpoint(LegacySessions):
             return dispatcher_reply(reply_of(task), legacy=legacy)
         return sse_reply(message_stream(first, queue, task, cancel_on_close=cancel_on_close))
 
+    async def caller(self, exchange: HttpExchange) -> tuple[Any, HttpReply | None]:
+        """Return the caller's user, or the reply refusing the request (``_identity.py``).
+
+        In order: ``MCP_AUTHENTICATION_BACKENDS``, the session user, the
+        anonymous caller; then ``login_required``.
+        """
+        backends = self.dispatcher.settings.authentication_backends
+        user = None
+        if backends:
+            user, denied = await authenticate(exchange, backends)
+            if denied is not None:
+                return None, denied
+        if user is None:
+            session_user = exchange.session_user
+            user = await session_user() if session_user is not None else _anonymous()
+        if self.dispatcher.compiled.login_required and not getattr(user, "is_authenticated", False):
+            return None, challenge(exchange)
+        exchange.user = user
+        if exchange.request is not NOT_BUILT and exchange.request is not None:
+            exchange.request.user = user  # built for a backend, before the caller was known
+        return user, None
+
     # ---------------------------------------------------------- refusals
 
     def refuse(self, exchange: HttpExchange) -> HttpReply | None:
         """Return a 403 for a disallowed Host or Origin (DNS rebinding), else None."""
-        if exchange.in_process:
-            return None
         headers = exchange.headers
-        if not host_allowed(request_host(headers, exchange.server, exchange.scheme)):
+        host = headers.host
+        if host is None or get_django_settings().use_x_forwarded_host:
+            host = request_host(headers, exchange.server, exchange.scheme)
+        if not host_allowed(host):  # cached per host
             return json_error(None, InvalidRequest("Forbidden: host not allowed"), 403)
-        origin = headers.joined("origin")
+        origin = headers.origin
         if origin is not None and not origin_allowed(origin, self.dispatcher.settings.allowed_origins):
             return json_error(None, InvalidRequest("Forbidden: origin not allowed"), 403)
         return None
@@ -283,6 +337,79 @@ class Endpoint(LegacySessions):
             page = _PAGE.format(name=self.dispatcher.compiled.info.name)
             return not_allowed("POST", text=page if exchange.method in ("GET", "DELETE") else "")
         return not_allowed("POST, GET, DELETE" if exchange.can_stream else "POST, DELETE")
+
+
+def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, Any]) -> None:
+    """Raise ``HeaderMismatch`` unless ``Mcp-Method`` and ``Mcp-Name`` agree with the body."""
+    # Plain lookups first (every modern request comes here); get() phrases
+    # the error for a header sent twice.
+    values = headers._values
+    given = values.get("mcp-method")
+    sent_method = given[0] if given and len(given) == 1 else headers.get("Mcp-Method")
+    if sent_method is None:
+        raise HeaderMismatch("Header mismatch: Mcp-Method header is required")
+    sent_method = decode_value("Mcp-Method", sent_method)
+    if sent_method != method:
+        raise HeaderMismatch(
+            f"Header mismatch: Mcp-Method header value {sent_method!r} does not match body value {method!r}"
+        )
+    name_key = NAME_KEYS.get(method)
+    if name_key is not None and isinstance(params.get(name_key), str):
+        given = values.get("mcp-name")
+        sent_name = given[0] if given and len(given) == 1 else headers.get("Mcp-Name")
+        if sent_name is None:
+            raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
+        sent_name = decode_value("Mcp-Name", sent_name)
+        if sent_name != params[name_key]:
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Name header value {sent_name!r} does not match body value "
+                f"{params[name_key]!r}"
+            )
+
+
+def validate_param_headers(
+    headers: McpHeaders, arguments: Mapping[str, Any], param_headers: Mapping[str, tuple[str, str]]
+) -> None:
+    """Raise ``HeaderMismatch`` unless the ``Mcp-Param-*`` headers mirror a tool's ``arguments``.
+
+    ``param_headers`` is the tool's compiled map ``{header: (property, kind)}``.
+    """
+    sent = headers.with_prefix("Mcp-Param-")
+    for header, (prop, kind) in param_headers.items():
+        value = arguments.get(prop)
+        raw = sent.get(header)
+        if value is None:
+            if raw is not None:
+                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} sent for an absent argument")
+            continue
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} header is required")
+        decoded = decode_value(f"Mcp-Param-{header}", raw)
+        if not _same(value, decoded, kind):
+            raise HeaderMismatch(
+                f"Header mismatch: Mcp-Param-{header} header does not match argument {prop!r}"
+            )
+
+
+def _same(expected: Any, header: str, kind: str) -> bool:
+    if kind == "boolean":
+        return isinstance(expected, bool) and header == ("true" if expected else "false")
+    if kind == "integer":
+        try:
+            return not isinstance(expected, bool) and float(header) == float(expected)
+        except (TypeError, ValueError):
+            return False
+    return isinstance(expected, str) and header == expected
+
+
+def _anonymous() -> Any:
+    """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
+    if not apps.is_installed("django.contrib.auth"):
+        # No identity at all: servers that need none accept the caller.
+        return None
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
 
 
 def _check_param_headers(

@@ -36,7 +36,8 @@ class HttpExchange:
     #: The full path (``SCRIPT_NAME`` included), as Django's ``request.path``.
     path: str
     headers: McpHeaders
-    body: Body
+    #: The body, or where it comes from (read by the endpoint within the limit).
+    body: Body | bytes
     #: The peer's address (``REMOTE_ADDR``); None when unknown.
     client: str | None = None
     scheme: str = "http"
@@ -50,6 +51,10 @@ class HttpExchange:
     #: Return the caller's user from the session (the view: Django's
     #: ``request.auser``); None: the endpoint reads the session cookie.
     session_user: Callable[[], Awaitable[Any]] | None = None
+    #: The caller's session (fast paths: from the cookie, not loaded yet).
+    session: Any = None
+    #: The caller, once the endpoint knows it.
+    user: Any = None
     #: Build Django's request for this exchange (called at most once).
     build_request: Callable[[HttpExchange], Any] | None = None
     #: Django's request, once built (``NOT_BUILT`` before).

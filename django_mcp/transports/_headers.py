@@ -1,22 +1,13 @@
-"""Validate the MCP HTTP headers of a 2026-07-28 request against its body.
+"""A request's HTTP headers, and the value codec of the MCP headers.
 
-Rules (MCP 2026-07-28 basic/transports/streamable-http, SEP-2243):
-
-* ``MCP-Protocol-Version`` must equal ``_meta`` protocolVersion;
-* ``Mcp-Method`` must equal the body ``method`` (values are case-sensitive);
-* ``Mcp-Name`` must equal ``params.name`` (tools/call, prompts/get),
-  ``params.uri`` (resources/read) or ``params.taskId`` (tasks/get,
-  tasks/update, tasks/cancel of the tasks extension), surrounding
-  whitespace ignored;
-* ``Mcp-Param-<Name>`` must mirror each argument whose input-schema property
-  carries ``"x-mcp-header": "<Name>"`` and whose value is present and not
-  null; a header for an absent argument is a mismatch too. The map of those
-  headers is computed per tool when the server is compiled.
-
-Values of the exact form ``=?base64?<b64>?=`` are strict Base64 of UTF-8 and
-are decoded before comparing. Values must be visible ASCII, space or tab. A
-header sent twice is invalid. Every failure raises ``HeaderMismatch``
-(-32020, HTTP 400).
+``McpHeaders`` is a case-insensitive view of a request's headers that keeps
+repeats (a header sent twice may be invalid) and reads what every request
+needs once. ``decode_value``/``encode_value`` are the value forms of MCP
+2026-07-28 basic/transports/streamable-http (SEP-2243): visible ASCII as it
+is, anything else as ``=?base64?<b64>?=`` (strict Base64 of UTF-8).
+``conforming_headers`` is what a conforming client sends with a request
+(the test client uses it). The rules checking the headers against the body
+are the endpoint's (``_endpoint.validate_headers``).
 """
 
 from __future__ import annotations
@@ -26,24 +17,23 @@ import binascii
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from django_mcp.exceptions import HeaderMismatch
 
 __all__ = [
+    "NAME_KEYS",
     "McpHeaders",
     "conforming_headers",
     "decode_value",
     "encode_value",
     "mirrored_headers",
-    "validate_headers",
-    "validate_param_headers",
 ]
 
 _VALID_VALUE = re.compile(r"^[\x20-\x7e\t]*$")
-# The body member ``Mcp-Name`` mirrors, per method (SEP-2243; tasks/*: SEP-2663
-# "Streamable HTTP: Routing Headers").
-_NAME_KEYS = {
+#: The body member ``Mcp-Name`` mirrors, per method (SEP-2243; tasks/*: SEP-2663
+#: "Streamable HTTP: Routing Headers").
+NAME_KEYS: Final[Mapping[str, str]] = {
     "tools/call": "name",
     "prompts/get": "name",
     "resources/read": "uri",
@@ -57,24 +47,51 @@ _BASE64 = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 class McpHeaders:
     """Case-insensitive view of a request's headers that keeps duplicates.
 
-    ``session_id`` and ``protocol_version`` are read up front: they decide
-    which protocol era serves the request. ``check_era_headers()`` refuses
-    either one sent more than once.
+    What every request needs is read up front, once, into attributes: the
+    era headers (``session_id``, ``protocol_version``; ``check_era_headers()``
+    refuses either one sent twice), and ``host``, ``origin``,
+    ``content_type`` (the media type, lowercase), ``accept`` and
+    ``content_length`` (list headers joined, RFC 9110 5.3).
     """
 
-    __slots__ = ("_values", "protocol_version", "session_id")
+    __slots__ = (
+        "_values",
+        "accept",
+        "content_length",
+        "content_type",
+        "era_repeated",
+        "host",
+        "origin",
+        "protocol_version",
+        "session_id",
+    )
 
     def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
-        self._values: dict[str, list[str]] = {}
+        values: dict[str, list[str]] = {}
         for name, value in pairs:
             # Surrounding whitespace is not part of a field value (RFC 9110
             # 5.5); ASGI servers usually strip it, test clients may not.
-            self._values.setdefault(name.lower(), []).append(value.strip(" \t"))
-        session = self._values.get("mcp-session-id")
-        version = self._values.get("mcp-protocol-version")
-        # Read on every request: plain lookups rather than get() calls.
+            values.setdefault(name.lower(), []).append(value.strip(" \t"))
+        self._values = values
+        session = values.get("mcp-session-id")
+        version = values.get("mcp-protocol-version")
+        # Read on every request: plain lookups rather than method calls.
         self.session_id = session[0] if session else None
         self.protocol_version = version[0] if version else None
+        self.era_repeated = (session is not None and len(session) > 1) or (
+            version is not None and len(version) > 1
+        )
+        host = values.get("host")
+        # Repeated, it is joined as Django joins it (and then never allowed).
+        self.host = ",".join(host) if host else None
+        origin = values.get("origin")
+        self.origin = ", ".join(origin) if origin else None
+        content_type = values.get("content-type")
+        self.content_type = content_type[0].split(";", 1)[0].strip().lower() if content_type else ""
+        accept = values.get("accept")
+        self.accept = ", ".join(accept) if accept else None
+        length = values.get("content-length")
+        self.content_length = int(length[0]) if length and length[0].isdigit() else None
 
     def check_era_headers(self) -> None:
         """Raise ``HeaderMismatch`` when ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is repeated."""
@@ -167,7 +184,7 @@ def conforming_headers(
     ``param_headers`` is the called tool's compiled ``Mcp-Param-*`` map.
     """
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": encode_value(method)}
-    name_key = _NAME_KEYS.get(method)
+    name_key = NAME_KEYS.get(method)
     if name_key is not None and isinstance(params.get(name_key), str):
         headers["Mcp-Name"] = encode_value(params[name_key])
     if param_headers:
@@ -191,66 +208,3 @@ def mirrored_headers(
             text = str(value)
         headers[f"Mcp-Param-{header}"] = encode_value(text)
     return headers
-
-
-def _same(expected: Any, header: str, kind: str) -> bool:
-    if kind == "boolean":
-        return isinstance(expected, bool) and header == ("true" if expected else "false")
-    if kind == "integer":
-        try:
-            return not isinstance(expected, bool) and float(header) == float(expected)
-        except (TypeError, ValueError):
-            return False
-    return isinstance(expected, str) and header == expected
-
-
-def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, Any]) -> None:
-    """Raise ``HeaderMismatch`` unless ``Mcp-Method`` and ``Mcp-Name`` agree with the body."""
-    # Plain lookups first (every modern request comes here); get() phrases
-    # the error for a header sent twice.
-    values = headers._values
-    given = values.get("mcp-method")
-    sent_method = given[0] if given and len(given) == 1 else headers.get("Mcp-Method")
-    if sent_method is None:
-        raise HeaderMismatch("Header mismatch: Mcp-Method header is required")
-    sent_method = decode_value("Mcp-Method", sent_method)
-    if sent_method != method:
-        raise HeaderMismatch(
-            f"Header mismatch: Mcp-Method header value {sent_method!r} does not match body value {method!r}"
-        )
-    name_key = _NAME_KEYS.get(method)
-    if name_key is not None and isinstance(params.get(name_key), str):
-        given = values.get("mcp-name")
-        sent_name = given[0] if given and len(given) == 1 else headers.get("Mcp-Name")
-        if sent_name is None:
-            raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
-        sent_name = decode_value("Mcp-Name", sent_name)
-        if sent_name != params[name_key]:
-            raise HeaderMismatch(
-                f"Header mismatch: Mcp-Name header value {sent_name!r} does not match body value "
-                f"{params[name_key]!r}"
-            )
-
-
-def validate_param_headers(
-    headers: McpHeaders, arguments: Mapping[str, Any], param_headers: Mapping[str, tuple[str, str]]
-) -> None:
-    """Raise ``HeaderMismatch`` unless the ``Mcp-Param-*`` headers mirror a tool's ``arguments``.
-
-    ``param_headers`` is the tool's compiled map ``{header: (property, kind)}``.
-    """
-    sent = headers.with_prefix("Mcp-Param-")
-    for header, (prop, kind) in param_headers.items():
-        value = arguments.get(prop)
-        raw = sent.get(header)
-        if value is None:
-            if raw is not None:
-                raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} sent for an absent argument")
-            continue
-        if raw is None:
-            raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} header is required")
-        decoded = decode_value(f"Mcp-Param-{header}", raw)
-        if not _same(value, decoded, kind):
-            raise HeaderMismatch(
-                f"Header mismatch: Mcp-Param-{header} header does not match argument {prop!r}"
-            )

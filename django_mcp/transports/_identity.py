@@ -1,25 +1,27 @@
-"""Who sends an HTTP request: its user, from Django auth, or the challenge refusing it.
+"""Who sends an HTTP request: Django auth's answers, and the challenge refusing one.
 
-In order, the same on every way to serve (``identify``):
+The endpoint asks in this order (``Endpoint.caller``), the same on every way
+to serve:
 
-1. The authenticators listed in ``MCP_AUTHENTICATION_BACKENDS``: dotted
-   paths to classes with ``authenticate(request)`` (sync or async) taking
-   Django's ``HttpRequest`` and returning a user or None; the first user
-   wins. Django's request is built for them only when some are configured
-   (the fast paths have none otherwise). Bearer tokens are never read from
-   the query string. An ``AuthenticationFailed`` is answered at once with
-   its status and a ``WWW-Authenticate`` challenge.
+1. ``authenticate()``: the authenticators listed in
+   ``MCP_AUTHENTICATION_BACKENDS``, dotted paths to classes with
+   ``authenticate(request)`` (sync or async) taking Django's
+   ``HttpRequest`` and returning a user or None; the first user wins.
+   Django's request is built for them only when some are configured (the
+   fast paths build none otherwise). Bearer tokens are never read from the
+   query string. An ``AuthenticationFailed`` is answered at once with its
+   status and a ``WWW-Authenticate`` challenge.
 2. Otherwise the session user, as Django's ``AuthenticationMiddleware``
    sets it: under Django's handler ``request.auser()``; on the fast paths
-   the session cookie read here, with Django's own session engine and
-   ``aget_user()``, when ``MIDDLEWARE`` has both the session and the
-   authentication middleware (as they would then run). Without a session
-   cookie no session is looked up at all.
-3. Without ``django.contrib.auth`` there is no identity (None); otherwise an
-   anonymous caller is ``AnonymousUser``.
+   ``session_user(session_of(headers))``: the session cookie read with
+   Django's own session engine and ``aget_user()``, when ``MIDDLEWARE`` has both the session and
+   the authentication middleware (as they would then run). Without a
+   session cookie no session is looked up at all.
+3. No user: the anonymous caller, ``AnonymousUser``, or None without
+   ``django.contrib.auth`` (no identity at all).
 
 A server with ``login_required`` answers anonymous callers with 401 and a
-challenge pointing at the protected resource metadata (RFC 9728).
+``challenge()`` pointing at the protected resource metadata (RFC 9728).
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ from django_mcp.conf import get_django_settings, get_setting
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._headers import McpHeaders
 from django_mcp.transports._origin import request_host
 
-__all__ = ["anonymous", "challenge", "get_authenticators", "identify"]
+__all__ = ["attach_caller", "authenticate", "challenge", "get_authenticators", "session_of", "session_user"]
 
 
 @functools.cache
@@ -62,65 +65,60 @@ def get_authenticators(paths: tuple[str, ...] | None = None) -> tuple[Any, ...]:
     return _load(tuple(get_setting("MCP_AUTHENTICATION_BACKENDS")) if paths is None else paths)
 
 
-async def identify(
-    exchange: HttpExchange, server: Any, *, backends: tuple[str, ...]
-) -> tuple[Any, HttpReply | None]:
-    """Return ``(user, None)``, or ``(None, reply)`` when access is refused.
+async def authenticate(exchange: HttpExchange, backends: tuple[str, ...]) -> tuple[Any, HttpReply | None]:
+    """Return ``(user or None, None)`` from the ``backends``, or ``(None, challenge)`` when one refuses."""
+    request = exchange.django_request()
+    for authenticator in get_authenticators(backends):
+        method = authenticator.authenticate
+        try:
+            if inspect.iscoroutinefunction(method):
+                user = await method(request)
+            else:
+                user = await sync_to_async(method, thread_sensitive=True)(request)
+        except AuthenticationFailed as exc:
+            # An invalid or expired token is refused even where anonymous
+            # callers are welcome (MCP 2026-07-28 authorization, "Error Handling").
+            return None, challenge(
+                exchange, scope=exc.scope, error=exc.error, description=exc.message, status=exc.status
+            )
+        if user is not None:
+            request.user = user
+            return user, None
+    return None, None
 
-    ``backends`` are the authenticator paths (``MCP_AUTHENTICATION_BACKENDS``).
+
+def session_of(headers: McpHeaders) -> Any:
+    """Return the session the request's cookie names, not loaded yet (the fast paths), or None.
+
+    None when there is none to find: no session cookie, or no session and
+    authentication middleware that would read one.
     """
-    user = None
-    if backends:
-        request = exchange.django_request()
-        for authenticator in get_authenticators(backends):
-            method = authenticator.authenticate
-            try:
-                if inspect.iscoroutinefunction(method):
-                    user = await method(request)
-                else:
-                    user = await sync_to_async(method, thread_sensitive=True)(request)
-            except AuthenticationFailed as exc:
-                # An invalid or expired token is refused even where anonymous
-                # callers are welcome (MCP 2026-07-28 authorization, "Error Handling").
-                return None, challenge(
-                    exchange, scope=exc.scope, error=exc.error, description=exc.message, status=exc.status
-                )
-            if user is not None:
-                request.user = user
-                break
-    if user is None:
-        user = await (exchange.session_user or _cookie_user(exchange))()
-    if getattr(server, "login_required", False) and not getattr(user, "is_authenticated", False):
-        return None, challenge(exchange)
-    return user, None
-
-
-async def anonymous() -> Any:
-    """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
-    if not apps.is_installed("django.contrib.auth"):
-        # No identity at all: the caller is anonymous (None), which servers
-        # without identity needs accept.
+    django = get_django_settings()
+    cookies = headers.joined("cookie", "; ") if django.session_auth else None
+    key = parse_cookie(cookies).get(django.session_cookie_name) if cookies else None
+    if not key or not apps.is_installed("django.contrib.auth"):
         return None
-    from django.contrib.auth.models import AnonymousUser
-
-    return AnonymousUser()
+    return importlib.import_module(django.session_engine).SessionStore(key)
 
 
-def _cookie_user(exchange: HttpExchange) -> Any:
-    """Return the function finding the session user from the session cookie (the fast paths)."""
+async def session_user(session: Any) -> Any:
+    """Return the user ``session`` is logged in as (``AnonymousUser`` when none), as ``aget_user`` does."""
+    from django.contrib.auth import aget_user
 
-    async def from_cookie() -> Any:
-        django = get_django_settings()
-        cookies = exchange.headers.joined("cookie", "; ") if django.session_auth else None
-        key = parse_cookie(cookies).get(django.session_cookie_name) if cookies else None
-        if not key or not apps.is_installed("django.contrib.auth"):
-            return await anonymous()
-        from django.contrib.auth import aget_user
+    return await aget_user(_WithSession(session))  # type: ignore[arg-type]  # it reads .session only
 
-        store = importlib.import_module(django.session_engine).SessionStore(key)
-        return await aget_user(_WithSession(store))  # type: ignore[arg-type]  # it reads .session only
 
-    return from_cookie
+def attach_caller(request: Any, exchange: HttpExchange) -> None:
+    """Give a Django request built on a fast path what the middleware would have set.
+
+    ``request.session`` is the caller's session (changes to it are not
+    saved: no ``SessionMiddleware`` runs) and ``request.user`` the caller,
+    once the endpoint knows it.
+    """
+    if exchange.session is not None:
+        request.session = exchange.session
+    if exchange.user is not None:
+        request.user = exchange.user
 
 
 class _WithSession:

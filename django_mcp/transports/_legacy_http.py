@@ -32,7 +32,6 @@ from django_mcp.exceptions import InvalidRequest, McpError, ServerBusy
 from django_mcp.protocol.versions import LEGACY_VERSIONS
 from django_mcp.ratelimit import count_in_window
 from django_mcp.transports._exchange import HttpExchange, HttpReply
-from django_mcp.transports._identity import identify
 from django_mcp.transports._replies import (
     SSE,
     Finished,
@@ -68,6 +67,8 @@ class LegacySessions:
         def refuse(self, exchange: HttpExchange) -> HttpReply | None: ...
 
         def not_allowed(self, exchange: HttpExchange, *, in_session: bool | None = None) -> HttpReply: ...
+
+        async def caller(self, exchange: HttpExchange) -> tuple[Any, HttpReply | None]: ...
 
         async def run(
             self,
@@ -238,10 +239,7 @@ class LegacySessions:
         session_id = exchange.headers.session_id
         if session_id is None:
             return self.not_allowed(exchange, in_session=False)
-        dispatcher = self.dispatcher
-        user, denied = await identify(
-            exchange, dispatcher.compiled.server, backends=dispatcher.settings.authentication_backends
-        )
+        user, denied = await self.caller(exchange)
         if denied is not None:
             return denied
         session = await self._load(session_id, user_identity(user))

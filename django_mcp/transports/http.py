@@ -45,7 +45,6 @@ from django_mcp.transports._bridge import coroutine_marks, loop_is_running, run_
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
-from django_mcp.transports._identity import anonymous
 
 __all__ = ["McpView", "endpoint_at", "response_of"]
 
@@ -76,8 +75,9 @@ class McpView:
 
     async def _respond(self, exchange: HttpExchange) -> HttpResponseBase:
         reply = await self.endpoint.serve(exchange)
-        if reply.refused_early:
-            await exchange.body.drain()
+        body = exchange.body
+        if reply.refused_early and isinstance(body, _DjangoBody):
+            await body.drain()
         return response_of(reply)
 
 
@@ -127,17 +127,22 @@ def _exchange_of(request: HttpRequest) -> HttpExchange:
         headers = McpHeaders.from_asgi(request.scope["headers"])
     else:
         headers = McpHeaders.from_environ(meta)
-    auser = getattr(request, "auser", None)
+    body: Body | bytes
+    try:
+        # Django's ASGI handler has read the whole body already.
+        body = request.body if isinstance(request, ASGIRequest) else _DjangoBody(request)
+    except RequestDataTooBig:
+        body = _DjangoBody(request)  # refuses it, naming DATA_UPLOAD_MAX_MEMORY_SIZE
     return HttpExchange(
         method=request.method or "GET",
         path=request.path,
         headers=headers,
-        body=_DjangoBody(request),
+        body=body,
         client=meta.get("REMOTE_ADDR") or None,
         scheme=request.scheme or "http",
         server=(str(meta.get("SERVER_NAME", "")), str(meta.get("SERVER_PORT", ""))),
         can_stream=isinstance(request, ASGIRequest),
-        session_user=auser if auser is not None else anonymous,
+        session_user=getattr(request, "auser", None),
         request=request,
     )
 

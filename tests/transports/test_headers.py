@@ -16,7 +16,8 @@ import pytest
 from django_mcp.exceptions import HeaderMismatch
 from django_mcp.protocol import jsonrpc
 from django_mcp.server._tool_schemas import header_params
-from django_mcp.transports._headers import McpHeaders, decode_value, validate_headers, validate_param_headers
+from django_mcp.transports._endpoint import validate_headers, validate_param_headers
+from django_mcp.transports._headers import McpHeaders, decode_value
 
 MODERN = "2026-07-28"
 
