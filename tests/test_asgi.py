@@ -22,7 +22,7 @@ from django.core.asgi import get_asgi_application
 from django_mcp.asgi import McpASGIApp
 from django_mcp.protocol import jsonrpc
 from django_mcp.transports._body import DRAIN_BYTES
-from tests.wire import modern_headers, modern_request
+from tests.wire import modern_headers, modern_request, tool_request
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -362,3 +362,46 @@ async def test_the_session_cookie_identifies_the_caller_on_the_fast_path() -> No
     own = await owner.delete(URL, headers={"Mcp-Session-Id": session})
 
     assert (stranger.status_code, own.status_code) == (404, 204)
+
+
+# ------------------------------------------------------- no Django objects
+
+
+@pytest.fixture
+def django_objects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Note every Django request and response constructed while the test runs."""
+    from django.http import HttpRequest
+    from django.http.response import HttpResponseBase
+
+    built: list[str] = []
+    for cls in (HttpRequest, HttpResponseBase):
+        original = cls.__init__
+
+        def noting(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> None:
+            built.append(type(self).__name__)
+            _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", noting)
+    return built
+
+
+async def test_an_echo_tool_call_builds_no_django_request_or_response(django_objects: list[str]) -> None:
+    body = tool_request("test_simple_text", {})
+    headers = [("Content-Type", "application/json"), *modern_headers(body).items()]
+    messages = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.Event().wait()  # the client stays until it has its answer
+        raise AssertionError("unreachable")
+
+    recorder = Recorder()
+    app = McpASGIApp(recorder.app)
+    django_objects.clear()  # constructing the app may build what Django's URLconf needs
+    await app(http_scope(headers=headers), receive, recorder.send)
+
+    assert recorder.status == 200
+    text = "This is a simple text response for testing."
+    assert recorder.body["result"]["content"] == [{"type": "text", "text": text}]
+    assert django_objects == []

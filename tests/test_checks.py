@@ -982,3 +982,56 @@ def test_task_durations_may_be_none_but_not_zero_or_text(settings: Any, name: st
     assert [message.id for message in check_settings()] == ["django_mcp.E002"]
     setattr(settings, name, "1h")
     assert [message.id for message in check_settings()] == ["django_mcp.E001"]
+
+
+# ------------------------------------------------- servers mounted with as_view()
+
+
+def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: None) -> None:
+    registry.view(DuplicateToolServer)  # what a URLconf's DuplicateToolServer.as_view() does
+    detail = _compile_error(DuplicateToolServer)
+    key = f"{HERE}.DuplicateToolServer"
+
+    assert check_servers() == [
+        Error(
+            f"as_view() server {key!r} ({key}) is invalid: {detail}",
+            hint="Fix the declaration named in the message; the server cannot "
+            "answer any request until it compiles.",
+            obj=DuplicateToolServer,
+            id="django_mcp.E015",
+        )
+    ]
+
+
+@pytest.mark.django_db
+def test_check_command_reports_a_broken_as_view_server(servers: None) -> None:
+    registry.view(DuplicateToolServer)
+
+    with pytest.raises(SystemCheckError) as info:
+        call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
+
+    assert f"(django_mcp.E015) as_view() server '{HERE}.DuplicateToolServer'" in str(info.value)
+
+
+def test_a_mounted_server_gets_the_checks_a_registered_one_gets(servers: None, monkeypatch: Any) -> None:
+    from django.apps import apps
+
+    installed = apps.is_installed
+    monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
+    registry.view(IdentityServer)
+
+    assert [message.id for message in check_servers() if message.obj is IdentityServer] == ["django_mcp.E018"]
+
+
+# ------------------------------------------------------------------ W013
+
+
+def test_commonmiddleware_without_the_json_handler400_is_w013(settings: Any) -> None:
+    settings.ROOT_URLCONF = "tests.test_checks_urls_without_handler400"
+
+    assert [m.id for m in check_deploy() if m.id == "django_mcp.W013"] == ["django_mcp.W013"]
+
+
+def test_the_json_handler400_silences_w013() -> None:
+    # testproject.urls sets handler400 = "django_mcp.views.bad_request".
+    assert [m.id for m in check_deploy() if m.id == "django_mcp.W013"] == []

@@ -52,7 +52,7 @@ from tests.transports.test_http import (  # noqa: F401 - collected here, served 
     test_unsupported_version_names_supported_and_requested,
     test_without_progress_token_the_answer_is_plain_json,
 )
-from tests.wire import modern_request, tool_request
+from tests.wire import modern_headers, modern_request, tool_request
 
 
 @pytest.fixture(params=["fast-wsgi", "plain-wsgi"])
@@ -134,3 +134,69 @@ def test_other_paths_go_to_django() -> None:
 
     assert called == ["/admin/"]
     assert callable(get_wsgi_application())
+
+
+# ------------------------------------------ the plain view under Django's WSGI handler
+
+
+def _plain(env: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    from tests.test_wsgi import call
+
+    return call(get_wsgi_application(), env)  # type: ignore[arg-type]
+
+
+def _call_body() -> tuple[bytes, dict[str, str]]:
+    body = tool_request("test_simple_text", {})
+    return json.dumps(body).encode(), modern_headers(body)
+
+
+def test_the_plain_view_reads_a_chunked_body_the_server_decodes() -> None:
+    from tests.test_wsgi import environ
+
+    data, headers = _call_body()
+    env = environ(
+        data, headers={**headers, "Transfer-Encoding": "chunked"}, **{"wsgi.input_terminated": True}
+    )
+
+    status, _headers, body = _plain(env)
+
+    assert status == 200
+    assert json.loads(body)["result"]["isError"] is False
+
+
+def test_the_plain_view_refuses_a_chunked_body_the_server_does_not_decode() -> None:
+    from tests.test_wsgi import environ
+
+    data, headers = _call_body()
+
+    status, _headers, body = _plain(environ(data, headers={**headers, "Transfer-Encoding": "chunked"}))
+
+    assert status == 411
+    assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+def test_the_plain_view_drains_a_refused_body(settings: Any) -> None:
+    from tests.test_wsgi import environ
+
+    settings.MCP_MAX_REQUEST_SIZE = 100
+    env = environ(b"x" * 5000, length=5000)
+
+    status, _headers, _body = _plain(env)
+
+    assert status == 413
+    assert env["wsgi.input"].read_bytes == 5000
+
+
+@pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:80"])
+def test_the_plain_view_answers_a_disallowed_host_with_json(host: str) -> None:
+    from tests.test_wsgi import environ
+
+    data, headers = _call_body()
+
+    status, response_headers, body = _plain(
+        environ(data, headers={**headers, "Host": host}, length=len(data))
+    )
+
+    # CommonMiddleware refuses it before the view; handler400 is django_mcp.views.bad_request.
+    assert (status, response_headers["content-type"]) == (403, "application/json")
+    assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST

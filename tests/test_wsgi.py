@@ -1,0 +1,212 @@
+"""McpWSGIApp (django_mcp/wsgi.py) called as a WSGI server calls it: environ in, status and body out.
+
+The wire behaviour is pinned by ``tests/transports/test_http_wsgi.py``; here
+the WSGI level itself: no Django request or response is built for an MCP
+request, ``request_started``/``request_finished`` are sent, a chunked body is
+read when the server decodes it and refused (411) when it does not, a refused
+body is drained before the answer goes, and a disallowed Host is JSON.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+from django.core import signals
+from django.core.wsgi import get_wsgi_application
+
+from django_mcp.protocol import jsonrpc
+from django_mcp.transports._body import DRAIN_BYTES
+from django_mcp.wsgi import McpWSGIApp
+from tests.wire import modern_headers, tool_request
+
+URL = "/conformance/mcp"
+
+
+class _Input(io.BytesIO):
+    """A ``wsgi.input`` that counts what was read."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.read_bytes = 0
+
+    def read(self, size: int | None = -1) -> bytes:
+        chunk = super().read(size)
+        self.read_bytes += len(chunk)
+        return chunk
+
+
+def environ(
+    body: bytes = b"",
+    *,
+    headers: dict[str, str] | None = None,
+    length: int | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """Return a WSGI environ POSTing ``body`` to the conformance endpoint."""
+    env: dict[str, Any] = {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": URL,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_HOST": "testserver",
+        "CONTENT_TYPE": "application/json",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": _Input(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+        **extra,
+    }
+    if length is not None:
+        env["CONTENT_LENGTH"] = str(length)
+    for name, value in (headers or {}).items():
+        env["HTTP_" + name.upper().replace("-", "_")] = value
+    return env
+
+
+def call(app: McpWSGIApp, env: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """Serve ``env`` as a WSGI server would; return status, headers and body."""
+    started: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+        started["status"] = int(status.split(" ", 1)[0])
+        started["headers"] = {name.lower(): value for name, value in headers}
+
+    result: Iterable[bytes] = app(env, start_response)
+    try:
+        body = b"".join(result)
+    finally:
+        getattr(result, "close", lambda: None)()
+    return started["status"], started["headers"], body
+
+
+@pytest.fixture
+def app() -> McpWSGIApp:
+    return McpWSGIApp(get_wsgi_application())
+
+
+def _tool_call() -> tuple[bytes, dict[str, str]]:
+    body = tool_request("test_simple_text", {})
+    return json.dumps(body).encode(), modern_headers(body)
+
+
+def test_an_echo_tool_call_builds_no_django_request_or_response(app: McpWSGIApp, monkeypatch: Any) -> None:
+    from django.http import HttpRequest
+    from django.http.response import HttpResponseBase
+
+    built: list[str] = []
+    for cls in (HttpRequest, HttpResponseBase):
+        original = cls.__init__
+
+        def noting(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> None:
+            built.append(type(self).__name__)
+            _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", noting)
+    data, headers = _tool_call()
+
+    status, _headers, body = call(app, environ(data, headers=headers, length=len(data)))
+
+    assert status == 200
+    assert json.loads(body)["result"]["isError"] is False
+    assert built == []
+
+
+def test_request_started_and_finished_are_sent_as_under_djangos_handler(app: McpWSGIApp) -> None:
+    seen: list[str] = []
+
+    def started(**kwargs: Any) -> None:
+        seen.append("started")
+
+    def finished(**kwargs: Any) -> None:
+        seen.append("finished")
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    try:
+        data, headers = _tool_call()
+        call(app, environ(data, headers=headers, length=len(data)))
+    finally:
+        signals.request_started.disconnect(started)
+        signals.request_finished.disconnect(finished)
+
+    assert seen == ["started", "finished"]
+
+
+def test_a_chunked_body_is_read_when_the_server_decodes_it(app: McpWSGIApp) -> None:
+    data, headers = _tool_call()
+
+    status, _headers, body = call(
+        app,
+        environ(data, headers={**headers, "Transfer-Encoding": "chunked"}, **{"wsgi.input_terminated": True}),
+    )
+
+    assert status == 200
+    assert json.loads(body)["result"]["isError"] is False
+
+
+def test_a_chunked_body_over_the_limit_is_refused_once_it_passes_it(app: McpWSGIApp, settings: Any) -> None:
+    settings.MCP_MAX_REQUEST_SIZE = 1000
+    _data, headers = _tool_call()
+    env = environ(b" " * 5000, headers=headers, **{"wsgi.input_terminated": True})
+
+    status, _headers, body = call(app, env)
+
+    assert status == 413
+    assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST
+    assert env["wsgi.input"].read_bytes == 5000  # the rest was drained, within DRAIN_BYTES
+
+
+def test_a_chunked_body_the_server_does_not_decode_is_refused_with_411(app: McpWSGIApp) -> None:
+    data, headers = _tool_call()
+
+    status, response_headers, body = call(
+        app, environ(data, headers={**headers, "Transfer-Encoding": "chunked"})
+    )
+
+    assert (status, response_headers["content-type"]) == (411, "application/json")
+    error = json.loads(body)["error"]
+    assert error["code"] == jsonrpc.INVALID_REQUEST
+    assert "Content-Length" in error["message"]
+
+
+def test_a_declared_body_over_the_limit_is_refused_then_drained(app: McpWSGIApp, settings: Any) -> None:
+    settings.MCP_MAX_REQUEST_SIZE = 100
+    env = environ(b"x" * 5000, length=5000)
+
+    status, _headers, _body = call(app, env)
+
+    assert status == 413
+    assert env["wsgi.input"].read_bytes == 5000  # read after the refusal, so the answer arrives
+
+
+def test_a_body_declared_past_the_drain_bound_is_not_waited_for(app: McpWSGIApp) -> None:
+    env = environ(b"", length=DRAIN_BYTES + 1)
+
+    status, _headers, _body = call(app, env)
+
+    assert status == 413
+    assert env["wsgi.input"].read_bytes == 0
+
+
+@pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:80"])
+def test_a_disallowed_host_is_a_json_rpc_error(app: McpWSGIApp, host: str) -> None:
+    data, headers = _tool_call()
+
+    status, response_headers, body = call(
+        app, environ(data, headers={**headers, "Host": host}, length=len(data))
+    )
+
+    assert (status, response_headers["content-type"]) == (403, "application/json")
+    assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST
