@@ -43,7 +43,7 @@ _PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
 
 project = "django-mcp"
 author = "django-mcp developers"
-copyright = "django-mcp developers"  # noqa: A001 - the name Sphinx reads
+copyright = "django-mcp developers"
 release = _PROJECT["version"]
 version = ".".join(release.split(".")[:2])
 

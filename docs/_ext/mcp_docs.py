@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import logging as std_logging
 import os
 import re
@@ -31,13 +32,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import mcp_reference
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-import mcp_reference
 
 __all__ = ["ChecksDirective", "CommandDirective", "setup", "write_api_pages"]
 
@@ -47,21 +48,44 @@ API_FOLDER = "api"
 #: Index sections of the API reference: a title and the module prefix it
 #: gathers (the first matching prefix wins; "" catches the rest).
 API_GROUPS = (
-    ("Components and responses", ("django_mcp", "django_mcp.server", "django_mcp.response",
-                                  "django_mcp.request", "django_mcp.schemas", "django_mcp.inputs",
-                                  "django_mcp.exceptions", "django_mcp.storage")),
-    ("Registration, settings and checks", ("django_mcp.registry", "django_mcp.conf", "django_mcp.checks",
-                                           "django_mcp.apps", "django_mcp.urls")),
+    (
+        "Components and responses",
+        (
+            "django_mcp",
+            "django_mcp.server",
+            "django_mcp.response",
+            "django_mcp.request",
+            "django_mcp.schemas",
+            "django_mcp.inputs",
+            "django_mcp.exceptions",
+            "django_mcp.storage",
+        ),
+    ),
+    (
+        "Registration, settings and checks",
+        ("django_mcp.registry", "django_mcp.conf", "django_mcp.checks", "django_mcp.apps", "django_mcp.urls"),
+    ),
     ("Testing", ("django_mcp.testing",)),
-    ("Serving", ("django_mcp.transports", "django_mcp.asgi", "django_mcp.wsgi",
-                 "django_mcp.wellknown", "django_mcp.auth", "django_mcp.ratelimit")),
+    (
+        "Serving",
+        (
+            "django_mcp.transports",
+            "django_mcp.asgi",
+            "django_mcp.wsgi",
+            "django_mcp.wellknown",
+            "django_mcp.auth",
+            "django_mcp.ratelimit",
+        ),
+    ),
     ("Wire types", ("django_mcp.protocol",)),
     ("The dispatcher", ("django_mcp.dispatcher",)),
     ("Change notifications", ("django_mcp.events",)),
     ("Tasks", ("django_mcp.tasks",)),
     ("Integrations", ("django_mcp.contrib",)),
-    ("Admin, models and commands", ("django_mcp.admin", "django_mcp.models", "django_mcp.management",
-                                    "django_mcp.migrations")),
+    (
+        "Admin, models and commands",
+        ("django_mcp.admin", "django_mcp.models", "django_mcp.management", "django_mcp.migrations"),
+    ),
 )
 
 
@@ -80,10 +104,59 @@ def _heading(text: str, underline: str) -> list[str]:
     return [text, underline * len(text), ""]
 
 
+#: Values built from the registry at import time: the docs build's empty
+#: registry would show a misleading ``[]``.
+_DYNAMIC_VALUES = frozenset({"django_mcp.urls.urlpatterns"})
+
+
+def _explicit_data(module: str) -> tuple[list[str], list[str]]:
+    """Return the data names autodoc's ``automodule`` would skip or misprint.
+
+    ``automodule`` documents a module-level value only when its own module's
+    source gives it a docstring, so a re-exported or undocumented constant
+    in ``__all__`` would be missing; a value whose ``repr`` is an object
+    (``<URLPattern ...>``) says nothing. Both are documented explicitly with
+    ``autodata``: the first list keeps the value, the second hides it.
+    """
+    imported = importlib.import_module(module)
+    documented = {
+        name for namespace, name in ModuleAnalyzer.for_module(module).find_attr_docs() if not namespace
+    }
+    shown, hidden = [], []
+    for name in getattr(imported, "__all__", ()):
+        value = getattr(imported, name)
+        if inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value):
+            continue
+        opaque = "<" in repr(value) or f"{module}.{name}" in _DYNAMIC_VALUES
+        if opaque:
+            hidden.append(name)
+        elif name not in documented:
+            shown.append(name)
+    return shown, hidden
+
+
 def _module_page(module: str) -> str:
     lines = _heading(f"``{module}``", "=")
-    lines += [f".. automodule:: {module}", ""]
+    shown, hidden = _explicit_data(module)
+    lines += [f".. automodule:: {module}"]
+    if shown or hidden:
+        lines += [f"   :exclude-members: {', '.join(shown + hidden)}"]
+    lines += [""]
+    for name in shown:
+        lines += [f".. autodata:: {module}.{name}", ""]
+    for name in hidden:
+        lines += [f".. autodata:: {module}.{name}", "   :no-value:", ""]
     return "\n".join(lines)
+
+
+def follow_no_import(app: Sphinx, modname: str, attribute: str) -> str:
+    """Find an object's source in the module that documents it, never through its imports.
+
+    A re-export (``django_mcp.McpError``) then gets no source link of its own;
+    its defining module's page (``django_mcp.exceptions``) has it. Following
+    the import would make viewcode link the source back to the wrong page.
+    """
+    return modname
 
 
 def _index_page(modules: list[str]) -> str:
@@ -245,6 +318,7 @@ _OUTSIDE_LINK = re.compile(r"\]\((?P<target>(?:\.\./)+[^)\s#]+)\)")
 
 def link_repository_files(app: Sphinx, docname: str, source: list[str]) -> None:
     """Turn links to repository files outside ``docs/`` into downloads."""
+
     def download(match: re.Match[str]) -> str:
         target = match["target"]
         page = Path(app.srcdir) / docname
@@ -259,6 +333,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register the directives and the hooks that generate and check the reference."""
     std_logging.getLogger("sphinx.sphinx.domains.python").addFilter(_SameObjectFilter())
     app.connect("source-read", link_repository_files)
+    app.connect("viewcode-follow-imported", follow_no_import)
     app.connect("builder-inited", write_api_pages)
     app.connect("builder-inited", report_reference_problems)
     app.add_directive("mcp-checks", ChecksDirective)

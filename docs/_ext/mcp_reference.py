@@ -5,9 +5,10 @@ for both the Sphinx build (``mcp_docs`` turns every problem into a build
 warning, so ``-W`` fails) and the test suite (``tests/docs/test_reference.py``
 asserts there are none, with or without Sphinx installed):
 
-* settings: every key of ``django_mcp.conf.DEFAULTS`` has a row in the
-  tables of ``docs/settings-and-checks.md`` ("Every setting"), whose Default
-  is that value, whose Type accepts it, whose Unit is given for numbers and
+* settings: every key of ``django_mcp.conf.DEFAULTS`` has a heading under
+  "Every setting" in ``docs/settings-and-checks.md``, followed by the line
+  ``Type `int` · Default `50` · Unit items · Since 0.1.0``, whose Default is
+  that value, whose Type accepts it, whose Unit is given for numbers and
   whose Since is a released or upcoming version;
 * system checks: every ``django_mcp.E…``/``W…`` id that a check message in
   the package carries (found in the source, so a check cannot be missed)
@@ -135,7 +136,7 @@ def _table_rows(page: Path, heading: str, first_column: str) -> Iterator[tuple[i
 
 @dataclasses.dataclass(frozen=True)
 class DocumentedSetting:
-    """One row of the settings reference."""
+    """One setting of the settings reference, as the page describes it."""
 
     name: str
     type: str
@@ -150,20 +151,46 @@ def _first_code(cell: str) -> str | None:
     return match.group(1) if match else None
 
 
+#: The line under a setting's heading: ``Type `int` · Default `50` ·
+#: Unit items · Since 0.1.0`` (Unit only for numbers).
+_SETTING_FACTS = re.compile(
+    r"^Type (?P<type>`[^`]+`) · Default (?P<default>.+?)(?: · Unit (?P<unit>.+?))? · Since (?P<since>\S+)$"
+)
+_SETTING_HEADING = re.compile(r"^#{3,6} `(?P<name>MCP_\w+)`\s*$")
+
+
 def documented_settings(page: Path = SETTINGS_PAGE) -> list[DocumentedSetting]:
-    """Return the rows of the tables under "Every setting"."""
-    rows = []
-    for number, row in _table_rows(page, "Every setting", "Setting"):
+    """Return the settings described under "Every setting", one per heading.
+
+    A setting is a heading ``#### `MCP_NAME``` followed by the line of its
+    facts (see ``_SETTING_FACTS``); a heading without that line is returned
+    with empty facts, which ``settings_problems`` reports.
+    """
+    rows: list[DocumentedSetting] = []
+    pending: tuple[str, int] | None = None
+    for number, line in _section_lines(page, "Every setting"):
+        heading = _SETTING_HEADING.match(line)
+        if heading is not None or (pending and line.startswith("#")):
+            if pending is not None:
+                rows.append(DocumentedSetting(pending[0], "", "", "", "", pending[1]))
+            pending = (heading["name"], number) if heading is not None else None
+            continue
+        if pending is None or not line.strip():
+            continue
+        facts = _SETTING_FACTS.match(line.strip())
         rows.append(
             DocumentedSetting(
-                name=_first_code(row.get("Setting", "")) or row.get("Setting", ""),
-                type=_first_code(row.get("Type", "")) or "",
-                default=row.get("Default", ""),
-                unit=row.get("Unit", ""),
-                since=row.get("Since", ""),
-                line=number,
+                name=pending[0],
+                type=(_first_code(facts["type"]) or "") if facts else "",
+                default=facts["default"] if facts else "",
+                unit=(facts["unit"] or "") if facts else "",
+                since=facts["since"] if facts else "",
+                line=pending[1],
             )
         )
+        pending = None
+    if pending is not None:
+        rows.append(DocumentedSetting(pending[0], "", "", "", "", pending[1]))
     return rows
 
 
@@ -219,38 +246,54 @@ def settings_problems(page: Path = SETTINGS_PAGE) -> list[str]:
     seen: dict[str, int] = {}
     for row in rows:
         if row.name in seen:
-            problems.append(f"{where}:{row.line}: {row.name} is documented twice (also line {seen[row.name]})")
+            problems.append(
+                f"{where}:{row.line}: {row.name} is documented twice (also line {seen[row.name]})"
+            )
         seen[row.name] = row.line
     for name in DEFAULTS:
         if name not in seen:
-            problems.append(f"{where}: setting {name} (django_mcp.conf.DEFAULTS) is not documented")
+            problems.append(
+                f"{where}: setting {name} (django_mcp.conf.DEFAULTS) is not documented under "
+                f"'Every setting' (a heading #### `{name}`, then its Type/Default/Unit/Since line)"
+            )
     for row in rows:
         at = f"{where}:{row.line}: {row.name}"
         if row.name not in DEFAULTS:
             problems.append(f"{at} is documented but is not a key of django_mcp.conf.DEFAULTS")
             continue
-        default = DEFAULTS[row.name]
-        literal = _first_code(row.default)
-        try:
-            documented = ast.literal_eval(literal) if literal is not None else ...
-        except (ValueError, SyntaxError):
-            documented = ...
-        if documented is ... or type(documented) is not type(default) or documented != default:
-            problems.append(f"{at}: Default says {row.default!r}, the code's default is {default!r}")
-        try:
-            accepted = _accepts(ast.parse(row.type, mode="eval").body, default)
-        except (ValueError, SyntaxError) as exc:
-            problems.append(f"{at}: Type {row.type!r} is not a type this reference knows ({exc})")
-        else:
-            if not accepted:
-                problems.append(f"{at}: Type {row.type!r} does not accept the default {default!r}")
-        numeric = isinstance(default, int | float) and not isinstance(default, bool)
-        if numeric and row.unit in ("", "—", "-"):
-            problems.append(f"{at}: a number needs its unit (bytes, seconds, items, ...)")
-        if not _VERSION.match(row.since):
-            problems.append(f"{at}: Since {row.since!r} is not a version such as 0.1.0")
-        elif _version(row.since) > _version(release()):
-            problems.append(f"{at}: Since {row.since} is later than this release ({release()})")
+        if not row.type:
+            problems.append(
+                f"{at}: the heading needs the line 'Type `...` · Default `...` · Unit ... · Since x.y.z' "
+                "after it (Unit only for numbers)"
+            )
+            continue
+        problems += _setting_problems(row, DEFAULTS[row.name], at)
+    return problems
+
+
+def _setting_problems(row: DocumentedSetting, default: Any, at: str) -> list[str]:
+    problems = []
+    literal = _first_code(row.default)
+    try:
+        documented = ast.literal_eval(literal) if literal is not None else ...
+    except (ValueError, SyntaxError):
+        documented = ...
+    if documented is ... or type(documented) is not type(default) or documented != default:
+        problems.append(f"{at}: Default says {row.default!r}, the code's default is {default!r}")
+    try:
+        accepted = _accepts(ast.parse(row.type, mode="eval").body, default)
+    except (ValueError, SyntaxError) as exc:
+        problems.append(f"{at}: Type {row.type!r} is not a type this reference knows ({exc})")
+    else:
+        if not accepted:
+            problems.append(f"{at}: Type {row.type!r} does not accept the default {default!r}")
+    numeric = isinstance(default, int | float) and not isinstance(default, bool)
+    if numeric and row.unit in ("", "—", "-"):
+        problems.append(f"{at}: a number needs its unit (bytes, seconds, items, ...)")
+    if not _VERSION.match(row.since):
+        problems.append(f"{at}: Since {row.since!r} is not a version such as 0.1.0")
+    elif _version(row.since) > _version(release()):
+        problems.append(f"{at}: Since {row.since} is later than this release ({release()})")
     return problems
 
 
@@ -410,8 +453,7 @@ def check_messages() -> list[CheckMessage]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            name = ast.unparse(node.func).rsplit(".", 1)[-1]  # Error, checks.Error, ...
             keywords = {keyword.arg: keyword.value for keyword in node.keywords}
             check_id = keywords.get("id")
             if name not in _LEVELS or not (
@@ -468,7 +510,11 @@ def check_problems(page: Path = SETTINGS_PAGE) -> list[str]:
         f"{where}: check {check_id} is documented but no check message in the code has it"
         for check_id in sorted(set(documented) - in_code)
     ]
-    problems += [f"{where}: check {check_id} is listed twice" for check_id in sorted(set(documented)) if documented.count(check_id) > 1]
+    problems += [
+        f"{where}: check {check_id} is listed twice"
+        for check_id in sorted(set(documented))
+        if documented.count(check_id) > 1
+    ]
     problems += [
         f"{message.module}:{message.line}: check {message.id} has no hint"
         for message in messages
