@@ -124,7 +124,11 @@ def _explicit_data(module: str) -> tuple[list[str], list[str]]:
     }
     shown, hidden = [], []
     for name in getattr(imported, "__all__", ()):
-        value = getattr(imported, name)
+        try:
+            value = getattr(imported, name)
+        except Exception:  # a lazy attribute that cannot be built: autodoc says why
+            hidden.append(name)
+            continue
         if inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value):
             continue
         opaque = "<" in repr(value) or f"{module}.{name}" in _DYNAMIC_VALUES
