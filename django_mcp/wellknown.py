@@ -179,3 +179,4 @@ urlpatterns = [
     path(WELL_KNOWN_PATH, _view, name="mcp-protected-resource"),
     path(f"{WELL_KNOWN_PATH}/<path:mcp_path>", _view, name="mcp-protected-resource-path"),
 ]
+"""The root metadata document and one per MCP endpoint path, to mount at the site root."""

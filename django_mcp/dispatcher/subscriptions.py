@@ -62,6 +62,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+"""``_meta`` key naming the ``subscriptions/listen`` request a notification answers."""
 
 MAX_VERDICTS: Final = 1024
 """How many per-URI readability verdicts one stream remembers."""
