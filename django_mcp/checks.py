@@ -5,47 +5,49 @@ and carries a hint. IDs are never renumbered or reused.
 
 Settings (``check_settings``):
 
-``E001`` a limit or duration setting has the wrong type
-``E002`` a limit or duration setting is zero or negative (``MCP_QUEUE_TIMEOUT``:
-         negative)
-``E003`` ``MCP_DEFAULT_PAGE_SIZE`` is larger than ``MCP_MAX_PAGE_SIZE``
-``E004`` ``MCP_ALLOWED_ORIGINS`` is not a list of strings
-``E005`` an ``MCP_ALLOWED_ORIGINS`` entry is not an origin
-``E006`` an ``MCP_*`` setting django_mcp does not know (a typo)
-``E007`` ``MCP_SESSION_CACHE`` is not an alias in ``CACHES``
-``E008`` ``MCP_EVENT_BACKEND`` cannot be imported
-``E009`` ``MCP_EVENT_BACKEND`` is not an ``EventBackend`` subclass
-``E010`` ``MCP_EVENT_BACKEND`` cannot be created
-``E011`` ``MCP_AUTHENTICATION_BACKENDS`` is not a list of dotted paths
-``E012`` an ``MCP_AUTHENTICATION_BACKENDS`` entry cannot be imported
-``E013`` an ``MCP_AUTHENTICATION_BACKENDS`` entry has no ``authenticate()``
-``E014`` ``MCP_RATE_LIMIT`` is not ``None`` or a rate such as ``"60/m"``
-``E016`` ``MCP_RESOURCE_METADATA`` is malformed
-``E017`` ``MCP_CLIENT_IP`` is not None, a callable or an importable dotted path
-
-``E022`` ``MCP_EVENT_NAMESPACE`` is not None or a string without spaces
+- ``E001`` a limit or duration setting has the wrong type
+- ``E002`` a limit or duration setting is zero or negative
+  (``MCP_QUEUE_TIMEOUT``: negative)
+- ``E003`` ``MCP_DEFAULT_PAGE_SIZE`` is larger than ``MCP_MAX_PAGE_SIZE``
+- ``E004`` ``MCP_ALLOWED_ORIGINS`` is not a list of strings
+- ``E005`` an ``MCP_ALLOWED_ORIGINS`` entry is not an origin
+- ``E006`` an ``MCP_*`` setting django_mcp does not know (a typo)
+- ``E007`` ``MCP_SESSION_CACHE`` is not an alias in ``CACHES``
+- ``E008`` ``MCP_EVENT_BACKEND`` cannot be imported
+- ``E009`` ``MCP_EVENT_BACKEND`` is not an ``EventBackend`` subclass
+- ``E010`` ``MCP_EVENT_BACKEND`` cannot be created
+- ``E011`` ``MCP_AUTHENTICATION_BACKENDS`` is not a list of dotted paths
+- ``E012`` an ``MCP_AUTHENTICATION_BACKENDS`` entry cannot be imported
+- ``E013`` an ``MCP_AUTHENTICATION_BACKENDS`` entry has no ``authenticate()``
+- ``E014`` ``MCP_RATE_LIMIT`` is not ``None`` or a rate such as ``"60/m"``
+- ``E016`` ``MCP_RESOURCE_METADATA`` is malformed
+- ``E017`` ``MCP_CLIENT_IP`` is not None, a callable or an importable dotted
+  path
+- ``E022`` ``MCP_EVENT_NAMESPACE`` is not None or a string without spaces
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
 
-Servers (``check_servers``): ``E015`` a registered server, or one mounted
-with ``as_view()``, does not compile;
-``E018`` a server needs the caller's identity but ``django.contrib.auth`` is
-not installed;
-``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user);
-``E023`` a tool runs as a task but Django's Tasks framework is missing;
-``E024`` a tool runs as a task but ``MCP_TASK_BACKEND`` is unusable.
+Servers (``check_servers``):
+
+- ``E015`` a registered server, or one mounted with ``as_view()``, does not
+  compile
+- ``E018`` a server needs the caller's identity but ``django.contrib.auth``
+  is not installed
+- ``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user)
+- ``E023`` a tool runs as a task but Django's Tasks framework is missing
+- ``E024`` a tool runs as a task but ``MCP_TASK_BACKEND`` is unusable
 
 Deployment (``manage.py check --deploy``):
 
-``W001`` ``MCP_ALLOWED_ORIGINS`` is empty while ``ALLOWED_HOSTS`` names a
-         public host
-``W002`` ``MCP_EVENT_BACKEND`` is the in-process memory backend
-``W004`` ``MCP_SESSION_CACHE`` shares the rate-limit counters' culling cache
-``W005`` ``MCP_SESSION_CACHE`` is a per-process (or dummy) cache
-``W006`` tasks run on an immediate (in the request) or dummy (never) backend
-``W013`` ``CommonMiddleware`` would answer a disallowed ``Host`` with HTML
-         (``handler400`` is not ``django_mcp.views.bad_request``)
+- ``W001`` ``MCP_ALLOWED_ORIGINS`` is empty while ``ALLOWED_HOSTS`` names a
+  public host
+- ``W002`` ``MCP_EVENT_BACKEND`` is the in-process memory backend
+- ``W004`` ``MCP_SESSION_CACHE`` shares the rate-limit counters' culling cache
+- ``W005`` ``MCP_SESSION_CACHE`` is a per-process (or dummy) cache
+- ``W006`` tasks run on an immediate (in the request) or dummy (never) backend
+- ``W013`` ``CommonMiddleware`` would answer a disallowed ``Host`` with HTML
+  (``handler400`` is not ``django_mcp.views.bad_request``)
 """
 
 from __future__ import annotations

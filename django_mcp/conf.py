@@ -9,6 +9,9 @@ and pytest-django's ``settings`` fixture work.
 
 Limits (all enforced per request, exceeding one gives a specific error):
 
+=============================== ======= ====================================
+Setting                         Default Bound
+=============================== ======= ====================================
 ``MCP_MAX_REQUEST_SIZE``        1 MiB   bytes of one incoming message
 ``MCP_MAX_RESPONSE_SIZE``       4 MiB   bytes of one encoded response
 ``MCP_MAX_METADATA_SIZE``       64 KiB  bytes of a result's encoded ``_meta``
@@ -16,6 +19,7 @@ Limits (all enforced per request, exceeding one gives a specific error):
 ``MCP_MAX_PAGE_SIZE``           100     upper bound for any page
 ``MCP_MAX_CONCURRENT_REQUESTS`` 32      requests in flight per process
 ``MCP_MAX_JSON_DEPTH``          64      nesting levels of one message
+=============================== ======= ====================================
 
 Past ``MCP_MAX_CONCURRENT_REQUESTS`` a request waits for a slot up to
 ``MCP_QUEUE_TIMEOUT`` (10 seconds; 0 refuses at once). ``MCP_MAX_STREAMS``

@@ -25,6 +25,7 @@ from django_mcp.exceptions import MissingClientCapability
 __all__ = ["LOG_LEVELS", "LogLevel", "McpRequest"]
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+"""A log message level, from the least to the most severe (RFC 5424 syslog names)."""
 
 LOG_LEVELS: Final[tuple[str, ...]] = (
     "debug",

@@ -31,3 +31,4 @@ def _patterns() -> list[Any]:
 
 
 urlpatterns = _patterns()
+"""One route per server registered with ``web()`` when this module is first imported."""

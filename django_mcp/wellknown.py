@@ -16,16 +16,18 @@ site root, outside any prefix the MCP endpoints use::
 
 The document comes from the ``MCP_RESOURCE_METADATA`` setting, a dict:
 
-``authorization_servers``    required, non-empty list of issuer URLs
-``scopes_supported``         optional list of scope strings
-``bearer_methods_supported`` default ``["header"]``; only ``"header"`` is
-                             allowed, since django_mcp reads tokens from the
-                             ``Authorization`` header only (never the query
-                             string or the body)
-``resource``                 default: the absolute URL of the endpoint the
-                             metadata is about (RFC 9728 §3.3 requires it to
-                             equal the URL the well-known path was built
-                             from); the origin for the root document
+``authorization_servers``
+    required, non-empty list of issuer URLs
+``scopes_supported``
+    optional list of scope strings
+``bearer_methods_supported``
+    default ``["header"]``; only ``"header"`` is allowed, since django_mcp
+    reads tokens from the ``Authorization`` header only (never the query
+    string or the body)
+``resource``
+    default: the absolute URL of the endpoint the metadata is about (RFC 9728
+    §3.3 requires it to equal the URL the well-known path was built from);
+    the origin for the root document
 
 Any other RFC 9728 member (``resource_name``, ``resource_documentation``,
 ``jwks_uri``, ...) is copied as given. Without the setting both URLs answer
@@ -177,3 +179,4 @@ urlpatterns = [
     path(WELL_KNOWN_PATH, _view, name="mcp-protected-resource"),
     path(f"{WELL_KNOWN_PATH}/<path:mcp_path>", _view, name="mcp-protected-resource-path"),
 ]
+"""The root metadata document and one per MCP endpoint path, to mount at the site root."""

@@ -1,7 +1,8 @@
 """The package stays strictly typed and lint-clean.
 
 Runs ``mypy`` (strict, with django-stubs, as configured in pyproject.toml)
-on ``django_mcp`` and ``ruff`` on the package and the tests. Skipped with a
+on ``django_mcp`` and ``ruff`` on the package, the tests and the docs'
+Sphinx configuration and extension (``docs/conf.py``, ``docs/_ext``). Skipped with a
 reason where the tools are not installed (the minimal tox env); CI installs
 them through the ``test`` extra and fails instead of skipping.
 """
@@ -40,11 +41,11 @@ def test_package_passes_mypy_strict() -> None:
 
 def test_package_and_tests_pass_ruff_lint() -> None:
     _require("ruff")
-    result = _run("ruff", "check", "django_mcp", "tests", "testproject")
+    result = _run("ruff", "check", "django_mcp", "tests", "testproject", "docs/conf.py", "docs/_ext")
     assert result.returncode == 0, result.stdout[-4000:]
 
 
 def test_package_is_ruff_formatted() -> None:
     _require("ruff")
-    result = _run("ruff", "format", "--check", "django_mcp")
+    result = _run("ruff", "format", "--check", "django_mcp", "docs/conf.py", "docs/_ext")
     assert result.returncode == 0, result.stdout[-4000:]

@@ -25,6 +25,7 @@ from django_mcp.request import McpRequest
 __all__ = ["Handler", "HandlerKind", "plan_completer", "plan_handler"]
 
 HandlerKind = Literal["async", "sync", "asyncgen", "syncgen"]
+"""How a handler is called: a coroutine, a plain function, or a (async) generator."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

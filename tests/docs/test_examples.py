@@ -12,6 +12,12 @@ before its opening fence; use that for shell-dependent snippets at most, and
 prefer ``sh``/``json`` fences for anything that is not Python. A block that
 stores data (tasks) gets a database, emptied after it, with
 ``<!-- needs-database -->`` on that line instead.
+
+The pages are also the Sphinx site's sources (MyST): a MyST code directive
+for Python (```` ```{code-block} python ````, ``{code}``, ``{sourcecode}``,
+``{code-cell}``) runs like a plain ```` ```python ```` block, its ``:option:``
+lines left out, and the site's navigation is the ``{toctree}`` of
+``index.md``, which must list every page.
 """
 
 from __future__ import annotations
@@ -33,7 +39,11 @@ from django_mcp.registry import registry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)")
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<lang>[^\s`]*)(?P<rest>[^`]*)$")
+#: MyST directives that show code; their argument is the language.
+_CODE_DIRECTIVES = frozenset({"{code-block}", "{code}", "{sourcecode}", "{code-cell}"})
+#: A directive option line at the top of a MyST directive's body.
+_DIRECTIVE_OPTION = re.compile(r"^:[\w-]+:")
 _NO_TEST = re.compile(r"^\s*<!--\s*no-test:\s*(?P<reason>\S.*?)\s*-->\s*$")
 _NEEDS_DATABASE = re.compile(r"^\s*<!--\s*needs-database\s*-->\s*$")
 #: Info strings that would look like Python to a reader but escape this test.
@@ -81,10 +91,19 @@ def _fences(page: Path) -> Iterator[Fence]:
             end += 1
         if end == len(lines):
             raise AssertionError(f"{page.name}:{index + 1}: unclosed code fence")
+        lang, first = opening["lang"].lower(), index + 2
+        if lang in _CODE_DIRECTIVES:
+            # ```{code-block} python: the language is the directive's argument.
+            lang = (opening["rest"].split() or [""])[0].lower()
+            options = 0
+            while options < len(body) and _DIRECTIVE_OPTION.match(body[options]):
+                options += 1
+            # Blank out the options so line numbers still match the page.
+            body = [""] * options + body[options:]
         yield Fence(
             page=page,
-            lang=opening["lang"].lower(),
-            line=index + 2,
+            lang=lang,
+            line=first,
             source="\n".join(body) + "\n",
             skip_reason=marker["reason"] if marker else None,
             needs_database=_NEEDS_DATABASE.match(previous) is not None,
@@ -209,9 +228,38 @@ def test_relative_links_resolve(page: Path) -> None:
     assert broken == []
 
 
+def _toctree_entries(page: Path) -> set[str]:
+    """Return the pages the ``{toctree}`` directives of ``page`` list, as file names."""
+    entries: set[str] = set()
+    for fence in _fences(page):
+        if fence.lang != "{toctree}":
+            continue
+        for line in fence.source.splitlines():
+            entry = line.strip()
+            if entry and not entry.startswith(":"):
+                # "Title <page>" entries name the page between angle brackets.
+                target = entry.rsplit("<", 1)[-1].rstrip(">") if entry.endswith(">") else entry
+                entries.add(target if target.endswith(".md") else f"{target}.md")
+    return entries
+
+
 def test_index_links_every_page() -> None:
-    index = DOCS / "index.md"
-    text = index.read_text(encoding="utf-8")
-    linked = {match["target"] for match in _LINK.finditer(text) if match["target"]}
-    missing = sorted(p.name for p in _pages() if p.name != "index.md" and p.name not in linked)
+    # The site's navigation: a page missing from it would be unreachable
+    # (Sphinx also warns, and the -W build in test_site.py fails).
+    listed = _toctree_entries(DOCS / "index.md")
+    missing = sorted(p.name for p in _pages() if p.name != "index.md" and p.name not in listed)
     assert missing == []
+
+
+def test_index_toctrees_name_only_existing_pages() -> None:
+    generated = {"api/index.md"}  # written by the build (docs/_ext/mcp_docs.py)
+    listed = _toctree_entries(DOCS / "index.md") - generated
+    assert sorted(name for name in listed if not (DOCS / name).is_file()) == []
+
+
+def test_a_myst_code_block_directive_runs_as_python(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("```{code-block} python\n:caption: An example\n\nvalue = 1\n```\n", encoding="utf-8")
+    [fence] = _fences(page)
+    assert (fence.lang, fence.line, fence.source) == ("python", 2, "\n\nvalue = 1\n")
+    exec(compile("\n" * (fence.line - 1) + fence.source, "page.md", "exec"), {})  # noqa: S102

@@ -1,0 +1,161 @@
+"""The documentation site builds with no warning, and its links all resolve.
+
+The build is the one a fresh clone runs after ``pip install -e '.[docs]'``:
+``python -m sphinx -W --keep-going -b html docs <out>``, in a subprocess
+without ``DJANGO_SETTINGS_MODULE`` (``docs/conf.py`` configures Django
+itself), into a temporary folder. It needs no network. Skipped with the
+reason where Sphinx, MyST or Furo is missing; CI installs them through the
+``docs`` extra and fails instead of skipping.
+
+On the built HTML: every relative link of every page (navigation, links
+between pages, anchors, the API reference's cross-references) points at a
+file that exists and, when it names one, an anchor that the file has; and
+the inventory of documented Python objects holds every public module and
+every name in its ``__all__``, and no private module.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+pytestmark = pytest.mark.slow
+
+
+def _require_docs_tools() -> None:
+    missing = [name for name in ("sphinx", "myst_parser", "furo") if importlib.util.find_spec(name) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{', '.join(missing)} not installed; the docs extra provides them")
+        pytest.skip(f"{', '.join(missing)} not installed (pip install -e '.[docs]')")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build the site once for this module; return its HTML folder."""
+    _require_docs_tools()
+    work = tmp_path_factory.mktemp("docs-site")
+    out, doctrees = work / "html", work / "doctrees"
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(doctrees)]
+        + [str(DOCS), str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr[-6000:]
+    assert built.stderr == "", built.stderr[-6000:]
+    return out
+
+
+def test_the_site_builds_with_no_warning(site: Path) -> None:
+    assert (site / "index.html").is_file()
+
+
+def test_every_docs_page_and_the_generated_ones_are_on_the_site(site: Path) -> None:
+    pages = sorted(path.stem for path in DOCS.glob("*.md"))
+    assert [page for page in pages if not (site / f"{page}.html").is_file()] == []
+    assert (site / "api" / "index.html").is_file()
+    assert (site / "api" / "django_mcp.conf.html").is_file()
+    assert (site / "checks.html").is_file() and (site / "changelog.html").is_file()
+
+
+class _Page(html.parser.HTMLParser):
+    """Collect the ids a page defines and the links it makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("id", "name") and value:
+                self.ids.add(value)
+            if value and ((tag == "a" and name == "href") or (tag in ("img", "script") and name == "src")):
+                self.links.append(value)
+            if value and tag == "link" and name == "href":
+                self.links.append(value)
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def test_every_internal_link_of_the_site_resolves(site: Path) -> None:
+    pages = {path: _parse(path) for path in site.rglob("*.html")}
+    broken = []
+    checked = 0
+    for path, page in pages.items():
+        for link in page.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "data:")):
+                continue  # external: not checked, there is no network
+            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            checked += 1
+            where = f"{path.relative_to(site)} -> {link}"
+            if not target.is_file():
+                broken.append(where)
+            elif parts.fragment and target.suffix == ".html":
+                ids = pages[target].ids if target in pages else _parse(target).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(where)
+    assert checked > 1000  # navigation alone links every page from every page
+    assert broken == []
+
+
+def _inventory(site: Path) -> dict[str, str]:
+    """Return ``{name: role}`` of every object in the site's ``objects.inv``."""
+    data = (site / "objects.inv").read_bytes()
+    header_end = 0
+    for _ in range(4):  # four header lines, then zlib-compressed entries
+        header_end = data.index(b"\n", header_end) + 1
+    entries: dict[str, str] = {}
+    for line in zlib.decompress(data[header_end:]).decode("utf-8").splitlines():
+        name, role = line.split(" ", 2)[:2]
+        entries[name] = role
+    return entries
+
+
+def test_the_api_reference_documents_every_public_name(site: Path) -> None:
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        reference = importlib.import_module("mcp_reference")
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    inventory = _inventory(site)
+    missing = []
+    for module_name in reference.public_modules():
+        if inventory.get(module_name) != "py:module":
+            missing.append(module_name)
+        module = importlib.import_module(module_name)
+        missing += [
+            f"{module_name}.{name}" for name in module.__all__ if not inventory.get(f"{module_name}.{name}")
+        ]
+    assert missing == []
+
+
+def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
+    modules = [name for name, role in _inventory(site).items() if role == "py:module"]
+    assert "django_mcp.conf" in modules
+    assert [name for name in modules if any(part.startswith("_") for part in name.split("."))] == []
