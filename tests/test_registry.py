@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured

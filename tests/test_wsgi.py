@@ -26,6 +26,10 @@ from tests.wire import modern_headers, tool_request
 
 URL = "/conformance/mcp"
 
+# request_started/request_finished close old database connections in this
+# thread, as under Django's handler: the thread's test connection is touched.
+pytestmark = pytest.mark.django_db
+
 
 class _Input(io.BytesIO):
     """A ``wsgi.input`` that counts what was read."""

@@ -67,7 +67,7 @@ async def test_no_answer_in_time_withdraws_the_request() -> None:
 
 @pytest.mark.parametrize(("closing", "withdrawals"), [(False, 1), (True, 0)])
 async def test_a_cancelled_asker_withdraws_unless_the_connection_closes(
-    closing: bool, withdrawals: int
+    closing: Any, withdrawals: int
 ) -> None:
     posted: list[bytes] = []
     ask = client_requester(PendingRequests(), "s", posted.append, closing=lambda: closing)

@@ -34,6 +34,6 @@ MODERN_META = {META_VERSION: "2026-07-28"}
     ],
 )
 def test_one_rule_decides_the_era_of_a_message(
-    message: Envelope, in_session: bool, version_header: str | None, era: str | None
+    message: Envelope, in_session: Any, version_header: str | None, era: str | None
 ) -> None:
     assert era_of(message, in_session=in_session, version_header=version_header) == era

@@ -176,7 +176,7 @@ async def test_a_sessionless_get_or_delete_is_405_with_a_page_and_allow_post(met
 
 
 @pytest.mark.parametrize(("can_stream", "allow"), [(True, "POST, GET, DELETE"), (False, "POST, DELETE")])
-async def test_another_method_in_a_session_names_the_methods_that_work(can_stream: bool, allow: str) -> None:
+async def test_another_method_in_a_session_names_the_methods_that_work(can_stream: Any, allow: str) -> None:
     ex = exchange(method="PUT", headers={"Mcp-Session-Id": "s"}, can_stream=can_stream)
 
     reply = await endpoint().serve(ex)

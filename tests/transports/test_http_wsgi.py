@@ -150,6 +150,7 @@ def _call_body() -> tuple[bytes, dict[str, str]]:
     return json.dumps(body).encode(), modern_headers(body)
 
 
+@pytest.mark.django_db  # Django's handler closes old connections in this thread
 def test_the_plain_view_reads_a_chunked_body_the_server_decodes() -> None:
     from tests.test_wsgi import environ
 
@@ -164,6 +165,7 @@ def test_the_plain_view_reads_a_chunked_body_the_server_decodes() -> None:
     assert json.loads(body)["result"]["isError"] is False
 
 
+@pytest.mark.django_db  # Django's handler closes old connections in this thread
 def test_the_plain_view_refuses_a_chunked_body_the_server_does_not_decode() -> None:
     from tests.test_wsgi import environ
 
@@ -175,6 +177,7 @@ def test_the_plain_view_refuses_a_chunked_body_the_server_does_not_decode() -> N
     assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST
 
 
+@pytest.mark.django_db  # Django's handler closes old connections in this thread
 def test_the_plain_view_drains_a_refused_body(settings: Any) -> None:
     from tests.test_wsgi import environ
 
@@ -187,6 +190,7 @@ def test_the_plain_view_drains_a_refused_body(settings: Any) -> None:
     assert env["wsgi.input"].read_bytes == 5000
 
 
+@pytest.mark.django_db  # Django's handler closes old connections in this thread
 @pytest.mark.parametrize("host", ["evil.example.com", "evil.example.com:80"])
 def test_the_plain_view_answers_a_disallowed_host_with_json(host: str) -> None:
     from tests.test_wsgi import environ
