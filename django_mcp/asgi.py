@@ -143,6 +143,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         scheme=request_scheme(scope.get("scheme", "http"), headers),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
         can_stream=True,
+        long_streams=True,
         build_request=functools.partial(_django_request, scope),
     )
     session = exchange.session = session_of(headers)

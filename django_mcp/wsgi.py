@@ -47,7 +47,7 @@ from django.urls import get_resolver, set_script_prefix
 from django_mcp._types import Environ, StartResponse, WSGIApp
 from django_mcp.registry import registry
 from django_mcp.transports._body import DRAIN_BYTES, wsgi_body
-from django_mcp.transports._bridge import loop_is_running, run_from_sync
+from django_mcp.transports._bridge import SyncDriver, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
@@ -77,12 +77,22 @@ class McpWSGIApp:
         set_script_prefix(script_name)
         signals.request_started.send(sender=WSGIHandler, environ=environ)
         exchange = _exchange_of(environ, script_name)
-        reply = run_from_sync(lambda: _serve(endpoint, exchange))
+        driver = SyncDriver()
+        try:
+            reply = driver.run(lambda: _serve(endpoint, exchange))
+        except BaseException:
+            driver.close()
+            raise
         status = http.HTTPStatus(reply.status)
-        headers = [*reply.headers, ("Content-Length", str(len(reply.body)))]
-        start_response(f"{status.value} {status.phrase}", headers)
+        if reply.stream is None:
+            driver.close()
+            start_response(
+                f"{status.value} {status.phrase}", [*reply.headers, ("Content-Length", str(len(reply.body)))]
+            )
+        else:
+            start_response(f"{status.value} {status.phrase}", reply.headers)
         # The server calls close(): request_finished, as under Django's handler.
-        return _Answer(reply.body)
+        return _Answer(reply, driver)
 
 
 async def _serve(endpoint: Endpoint, exchange: HttpExchange) -> HttpReply:
@@ -103,6 +113,8 @@ def _exchange_of(environ: Environ, script_name: str) -> HttpExchange:
         body=wsgi_body(environ),
         client=environ.get("REMOTE_ADDR") or None,
         scheme=request_scheme(environ.get("wsgi.url_scheme", "http"), headers),
+        can_stream=True,
+        long_streams=bool(environ.get("wsgi.multithread")),
         server=(str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", ""))),
         build_request=functools.partial(_django_request, environ),
     )
@@ -121,16 +133,33 @@ def _django_request(environ: Environ, exchange: HttpExchange) -> WSGIRequest:
 
 
 class _Answer:
-    """The response body; ``close()`` sends ``request_finished``, as Django's responses do."""
+    """The response body, or its event stream; ``close()`` ends the request.
 
-    __slots__ = ("body",)
+    A stream is sent event by event (the worker thread is the request's for
+    as long as it lasts); ``close()`` frees what the stream held and sends
+    ``request_finished``, as Django's responses do.
+    """
 
-    def __init__(self, body: bytes) -> None:
-        self.body = body
+    __slots__ = ("driver", "reply")
+
+    def __init__(self, reply: HttpReply, driver: SyncDriver) -> None:
+        self.reply = reply
+        self.driver = driver
 
     def __iter__(self) -> Iterator[bytes]:
-        yield self.body
+        if self.reply.stream is None:
+            yield self.reply.body
+        else:
+            yield from self.driver.stream(self.reply.stream)
 
     def close(self) -> None:
         """End the request for Django (``request_finished``: connections closed as usual)."""
-        signals.request_finished.send(sender=WSGIHandler)
+        try:
+            if self.reply.stream is not None:
+                try:
+                    if self.reply.closed is not None:
+                        self.reply.closed()
+                finally:
+                    self.driver.close()
+        finally:
+            signals.request_finished.send(sender=WSGIHandler)

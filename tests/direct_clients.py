@@ -119,6 +119,11 @@ class _ASGIHandler:
         self.closing.add(task)
 
 
+async def _replayed(content: bytes) -> AsyncIterator[bytes]:
+    """Yield a stream the WSGI application sent whole (the thread read it to its end)."""
+    yield content
+
+
 class _WSGIHandler:
     """Serve a Django test client's scope through a WSGI application, in a thread."""
 
@@ -143,7 +148,9 @@ class _WSGIHandler:
             "wsgi.url_scheme": scope.get("scheme", "http"),
             "wsgi.input": io.BytesIO(body),
             "wsgi.errors": sys.stderr,
-            "wsgi.multithread": True,
+            # A WSGI server without threads to spare: long-lived streams are
+            # refused (test_wsgi.py serves them on a threaded one).
+            "wsgi.multithread": False,
             "wsgi.multiprocess": False,
             "wsgi.run_once": False,
         }
@@ -171,7 +178,13 @@ class _WSGIHandler:
         # sync thread (and the test database connection there) end with it.
         with ThreadPoolExecutor(max_workers=1) as thread:
             content = await asyncio.wrap_future(thread.submit(serve))
-        response = _rebuilt(started["status"], started["headers"], content)
+        headers = started["headers"]
+        if {name.lower(): value for name, value in headers}.get(b"content-type", b"").startswith(
+            b"text/event-stream"
+        ):
+            response = _rebuilt(started["status"], headers, _replayed(content))
+        else:
+            response = _rebuilt(started["status"], headers, content)
         response.asgi_request = request  # type: ignore[attr-defined]
         return response
 

@@ -214,3 +214,47 @@ def test_a_disallowed_host_is_a_json_rpc_error(app: McpWSGIApp, host: str) -> No
 
     assert (status, response_headers["content-type"]) == (403, "application/json")
     assert json.loads(body)["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+def test_a_threaded_server_holds_a_listen_stream_open_until_it_is_closed(app: McpWSGIApp) -> None:
+    from tests.wire import modern_request
+
+    message = modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    data = json.dumps(message).encode()
+    env = environ(data, headers=modern_headers(message), length=len(data), **{"wsgi.multithread": True})
+    started: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+        started.update(status=status, headers=dict(headers))
+
+    result = app(env, start_response)
+    first = next(iter(result))  # the acknowledgement, while the stream stays open
+    result.close()  # type: ignore[attr-defined]  # the client left: the stream and its loop end
+
+    assert started["status"].startswith("200")
+    assert started["headers"]["Content-Type"] == "text/event-stream"
+    assert b"notifications/subscriptions/acknowledged" in first
+
+
+def test_a_server_without_threads_refuses_listen_with_json(app: McpWSGIApp) -> None:
+    from tests.wire import modern_request
+
+    message = modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    data = json.dumps(message).encode()
+
+    status, _headers, body = call(app, environ(data, headers=modern_headers(message), length=len(data)))
+
+    assert status == 404
+    assert json.loads(body)["error"]["code"] == jsonrpc.METHOD_NOT_FOUND
+
+
+def test_a_progress_call_streams_from_the_workers_thread(app: McpWSGIApp) -> None:
+    message = tool_request("test_tool_with_progress", {}, meta=None)
+    message["params"]["_meta"]["progressToken"] = "p"
+    data = json.dumps(message).encode()
+
+    status, headers, body = call(app, environ(data, headers=modern_headers(message), length=len(data)))
+
+    assert (status, headers["content-type"]) == (200, "text/event-stream")
+    assert body.count(b"notifications/progress") >= 2
+    assert b'"result"' in body

@@ -440,17 +440,19 @@ class PendingRequests:
         future = self._futures.get((session_id, str(request_id)))
         if future is None or future.done():
             return False
+        # Under WSGI the answering request runs in another thread, on a loop
+        # of its own: complete the future on the loop it belongs to.
         if error is not None:
-            future.set_exception(ClientRequestFailed(error))
+            _on_its_loop(future, future.set_exception, ClientRequestFailed(error))
         else:
-            future.set_result(result)
+            _on_its_loop(future, future.set_result, result)
         return True
 
     def cancel_all(self, session_id: str) -> None:
         """Cancel every request of ``session_id`` still waiting (its client is gone)."""
         for (session, _request_id), future in list(self._futures.items()):
             if session == session_id:
-                future.cancel()
+                _on_its_loop(future, future.cancel)
 
 
 class LegacyCalls:
@@ -470,8 +472,26 @@ class LegacyCalls:
         task = self._tasks.get((session_id, str(request_id)))
         if task is None:
             return False
-        task.cancel()
+        _on_its_loop(task, task.cancel)
         return True
+
+
+def _on_its_loop(future: asyncio.Future[Any], act: Callable[..., Any], *args: Any) -> None:
+    """Run ``act(*args)`` on the loop ``future`` belongs to: now if that is this thread's."""
+    loop = future.get_loop()
+    try:
+        here = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if loop is here:
+        act(*args)
+    elif not loop.is_closed():
+        loop.call_soon_threadsafe(_unless_done, future, act, *args)
+
+
+def _unless_done(future: asyncio.Future[Any], act: Callable[..., Any], *args: Any) -> None:
+    if not future.done():
+        act(*args)
 
 
 class ClientRequestFailed(Exception):

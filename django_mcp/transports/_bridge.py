@@ -1,8 +1,9 @@
 """Run the async endpoint from a sync caller (WSGI), and the only private asyncio names in django_mcp.
 
-``run_from_sync(make)`` is the one coroutine driver: ``McpWSGIApp`` and the
-Django view under Django's WSGI handler both serve through it. It does what
-``async_to_sync`` does, only later and less often:
+``SyncDriver`` is the one coroutine driver: ``McpWSGIApp`` and the Django
+view under Django's WSGI handler both serve through it (``run_from_sync``
+for an answer that is one body). It does what ``async_to_sync`` does, only
+later and less often:
 
 * the coroutine's first step runs in the calling thread, with that
   thread's own idle event loop marked running, so whatever the step
@@ -14,7 +15,11 @@ Django view under Django's WSGI handler both serve through it. It does what
   runs in a new thread while the calling thread runs the request's
   thread-sensitive sync work (``CallerThread``, routed by asgiref's public
   ``ThreadSensitiveContext(executor=...)``), so that work shares the
-  calling thread's database connection.
+  calling thread's database connection;
+* an answer that is an event stream is sent item by item from the calling
+  thread (a WSGI response body), each item awaited in that loop, the sync
+  work still run in the calling thread meanwhile; the loop thread ends with
+  the stream.
 
 ``coroutine_marks(sync)`` lets one view callable be async under an event
 loop and sync under WSGI (``DualView`` in ``http.py``): Django asks a view
@@ -40,8 +45,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterator
 from concurrent.futures import Future
 from typing import Any, Final, TypeVar
 
@@ -49,7 +55,7 @@ from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunct
 
 from django_mcp.transports._threads import CallerThread
 
-__all__ = ["coroutine_marks", "loop_is_running", "run_from_sync"]
+__all__ = ["SyncDriver", "coroutine_marks", "loop_is_running", "run_from_sync"]
 
 _T = TypeVar("_T")
 _local = threading.local()
@@ -63,45 +69,111 @@ def loop_is_running() -> bool:
     return asyncio.events._get_running_loop() is not None
 
 
+class SyncDriver:
+    """Drive one request's endpoint, and the event stream it may answer with, from a sync thread.
+
+    ``run(make)`` returns what the coroutine ``make()`` returns; ``stream(it)``
+    yields an async iterator's items one by one, for a WSGI response body;
+    ``close()`` ends the request (call it once, in the same thread, when the
+    response is over). The request's thread-sensitive sync work runs in this
+    thread, whenever it waits for the next result.
+    """
+
+    def __init__(self) -> None:
+        self.loop = _thread_loop()
+        self.caller = CallerThread()
+        self.context = contextvars.copy_context()
+        self._sensitive = ThreadSensitiveContext(executor=self.caller)
+        self._entered = False
+        self._runner: threading.Thread | None = None
+        self._noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+
+    def run(self, make: Callable[[], Awaitable[_T]]) -> _T:
+        """Return the result of the coroutine ``make()`` starts."""
+
+        async def main() -> _T:
+            if not self._entered:
+                await self._sensitive.__aenter__()  # type: ignore[no-untyped-call]
+                self._entered = True
+            return await make()
+
+        return self._drive(main())
+
+    def stream(self, source: AsyncIterator[bytes]) -> Iterator[bytes]:
+        """Yield ``source``'s items, each one awaited in the request's loop."""
+        iterator = source.__aiter__()
+        try:
+            while True:
+                try:
+                    yield self._drive(_next(iterator))
+                except StopAsyncIteration:
+                    return
+        finally:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                self._drive(aclose())
+
+    def close(self) -> None:
+        """End the request: leave its context, stop its loop thread, put asgiref's notes back."""
+        try:
+            if self._entered:
+                self._entered = False
+                self._drive(self._sensitive.__aexit__(None, None, None))  # type: ignore[no-untyped-call]
+            self.caller.close()
+            runner, self._runner = self._runner, None
+            if runner is not None:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+                runner.join()
+        finally:
+            for name, item in self._noted.items():
+                setattr(SyncToAsync.threadlocal, name, item)
+
+    def _drive(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Return the coroutine's result: its first step here, the rest in the loop's thread."""
+        if self._runner is None:
+            done, value = _first_step(coroutine, self.loop, self.context)
+            if done:
+                return value  # type: ignore[no-any-return]
+            self._runner = threading.Thread(target=self.loop.run_forever, name="mcp-wsgi-loop", daemon=True)
+            self._runner.start()
+            coroutine = _Resumed(coroutine, value).run()
+        outcome: Future[_T] = Future()
+
+        def start() -> None:
+            task = self.loop.create_task(coroutine, context=self.context)
+            task.add_done_callback(functools.partial(_copy_outcome, outcome))
+
+        self.loop.call_soon_threadsafe(start)
+        self.caller.run_until(outcome)
+        return outcome.result()
+
+
 def run_from_sync(make: Callable[[], Awaitable[_T]]) -> _T:
     """Return the result of the coroutine ``make()`` starts, from a thread without a running loop.
 
     The request's thread-sensitive sync work runs in this thread (its
     database connections are the caller's to manage, as Django's WSGI
-    handler does with ``request_finished``).
+    handler does with ``request_finished``). A result that is an event
+    stream must be driven by a ``SyncDriver`` kept open instead.
     """
-    loop = _thread_loop()
-    caller = CallerThread()
-
-    async def main() -> _T:
-        async with ThreadSensitiveContext(executor=caller):
-            return await make()
-
-    coroutine = main()
-    context = contextvars.copy_context()
-    noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+    driver = SyncDriver()
     try:
-        done, value = _first_step(coroutine, loop, context)
-        if done:
-            return value  # type: ignore[no-any-return]
-        task = loop.create_task(_Resumed(coroutine, value).run(), context=context)
-        finished: Future[None] = Future()
-
-        def run_loop() -> None:
-            try:
-                loop.run_until_complete(task)
-            except BaseException:  # noqa: BLE001, S110 - the task holds the outcome
-                pass
-            finally:
-                finished.set_result(None)
-
-        threading.Thread(target=run_loop, name="mcp-wsgi-loop", daemon=True).start()
-        caller.run_until(finished)
-        result: _T = task.result()
-        return result
+        return driver.run(make)
     finally:
-        for name, item in noted.items():
-            setattr(SyncToAsync.threadlocal, name, item)
+        driver.close()
+
+
+async def _next(iterator: AsyncIterator[bytes]) -> bytes:
+    return await anext(iterator)
+
+
+def _copy_outcome(outcome: Future[Any], task: asyncio.Task[Any]) -> None:
+    if task.cancelled():
+        outcome.cancel()
+    elif (error := task.exception()) is not None:
+        outcome.set_exception(error)
+    else:
+        outcome.set_result(task.result())
 
 
 def _first_step(
@@ -152,13 +224,18 @@ class _OwnLoop:
         self.loop = asyncio.new_event_loop()
 
     def __del__(self) -> None:
-        self.loop.close()
+        if not self.loop.is_running():  # else an unclosed stream's: it ends with its thread
+            self.loop.close()
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
-    """Return this thread's own event loop (a thread serves one request at a time)."""
+    """Return this thread's own event loop (a thread serves one request at a time).
+
+    A loop still running is an earlier request's whose response was never
+    closed (its stream never ended): this request gets a loop of its own.
+    """
     owned: _OwnLoop | None = getattr(_local, "owned", None)
-    if owned is None:
+    if owned is None or owned.loop.is_running():
         owned = _local.owned = _OwnLoop()
     return owned.loop
 

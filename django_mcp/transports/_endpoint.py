@@ -47,7 +47,8 @@ A 2026-07-28 POST is answered with ``application/json``. It becomes a
 its client for input) and the adapter can stream: then the answer streams,
 ending with the response. Only that case runs the request in a task of its
 own. ``subscriptions/listen`` is always a stream (404 where the adapter
-cannot stream). GET and DELETE serve 2025-11-25 sessions; without one they
+cannot hold one open: a WSGI server without threads). GET and DELETE serve
+2025-11-25 sessions; without one they
 are 405 with ``Allow: POST`` and a short page saying what the URL is. Any
 unexpected failure is a JSON -32603 with HTTP 500, never a traceback.
 """
@@ -231,8 +232,11 @@ class Endpoint(LegacySessions):
 
     async def listen(self, exchange: HttpExchange, envelope: Envelope, ctx: CallContext) -> HttpReply:
         """Open a ``subscriptions/listen`` stream."""
-        if not exchange.can_stream:
-            return json_error(envelope.id, MethodNotFound("subscriptions/listen needs an ASGI server"), 404)
+        if not exchange.long_streams:
+            # A single-threaded WSGI worker would be held by the stream,
+            # blocking the very requests whose changes it reports.
+            needs = MethodNotFound("subscriptions/listen needs an ASGI server or a threaded WSGI server")
+            return json_error(envelope.id, needs, 404)
         dispatcher = self.dispatcher
         try:
             stream = await started(dispatcher.listen(envelope, ctx))
@@ -336,7 +340,7 @@ class Endpoint(LegacySessions):
         if not in_session:
             page = _PAGE.format(name=self.dispatcher.compiled.info.name)
             return not_allowed("POST", text=page if exchange.method in ("GET", "DELETE") else "")
-        return not_allowed("POST, GET, DELETE" if exchange.can_stream else "POST, DELETE")
+        return not_allowed("POST, GET, DELETE" if exchange.long_streams else "POST, DELETE")
 
 
 def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, Any]) -> None:

@@ -43,8 +43,12 @@ class HttpExchange:
     scheme: str = "http"
     #: ``SERVER_NAME`` and ``SERVER_PORT``, the host when no ``Host`` header came.
     server: tuple[str, str] = ("", "")
-    #: True when the adapter can send a ``text/event-stream`` (ASGI).
+    #: True when the adapter can send a ``text/event-stream`` answering a POST.
     can_stream: bool = False
+    #: True when it can also hold a stream open for as long as a client
+    #: listens (``subscriptions/listen``, a session's GET): ASGI, or a WSGI
+    #: server with threads to spare (``wsgi.multithread``).
+    long_streams: bool = False
     #: A call made inside the process (the test client, the admin
     #: playground): no network peer, so no ``Host``/``Origin`` to check.
     in_process: bool = False

@@ -176,10 +176,10 @@ class LegacySessions:
         if isinstance(found, HttpReply):
             return found
         session, user = found
-        if not exchange.can_stream:
-            # A WSGI worker cannot hold a stream open; legacy clients accept
-            # 405 as "no standalone stream" (2025-11-25 transports), and GET
-            # is then not among the allowed methods.
+        if not exchange.long_streams:
+            # A single-threaded WSGI worker cannot hold a stream open; legacy
+            # clients accept 405 as "no standalone stream" (2025-11-25
+            # transports), and GET is then not among the allowed methods.
             return self.not_allowed(exchange, in_session=True)
         if SSE not in (exchange.headers.joined("accept") or ""):
             return json_error(None, InvalidRequest(f"Accept must allow {SSE}"), 406)

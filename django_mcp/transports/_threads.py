@@ -137,7 +137,9 @@ class CallerThread(Executor):
 
     As asgiref's ``CurrentThreadExecutor``, except that work may be
     submitted from that thread too (before any other thread runs the
-    request): it waits in the queue until ``run_until``.
+    request): it waits in the queue until ``run_until``. ``run_until`` may
+    be called again (an event stream waits for each of its items);
+    ``close()`` ends it.
     """
 
     def __init__(self) -> None:
@@ -157,18 +159,17 @@ class CallerThread(Executor):
             self._ready.notify()
         return future
 
-    def run_until(self, finished: Future[None]) -> None:
+    def run_until(self, finished: Future[Any]) -> None:
         """Run queued work until ``finished`` is done and nothing is left."""
 
-        def wake(_future: Future[None]) -> None:
+        def wake(_future: Future[Any]) -> None:
             with self._ready:
-                self._done = True
                 self._ready.notify()
 
         finished.add_done_callback(wake)
         while True:
             with self._ready:
-                while not self._items and not self._done:
+                while not self._items and not finished.done():
                     self._ready.wait()
                 if not self._items:
                     return
@@ -181,3 +182,8 @@ class CallerThread(Executor):
                 future.set_exception(exc)
             else:
                 future.set_result(result)
+
+    def close(self) -> None:
+        """Refuse further work: the request it belongs to has ended."""
+        with self._ready:
+            self._done = True

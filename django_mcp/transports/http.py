@@ -21,7 +21,7 @@ paths, ``django_mcp.wellknown``, ``django_mcp.views.bad_request``).
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Final
 
 from django.core.exceptions import RequestDataTooBig
@@ -41,7 +41,7 @@ from django_mcp.transports._body import (
     declared_length,
     wsgi_body,
 )
-from django_mcp.transports._bridge import coroutine_marks, loop_is_running, run_from_sync
+from django_mcp.transports._bridge import SyncDriver, coroutine_marks, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
@@ -71,24 +71,47 @@ class McpView:
         exchange = _exchange_of(request)
         if isinstance(request, ASGIRequest) or loop_is_running():
             return self._respond(exchange)
-        return run_from_sync(lambda: self._respond(exchange))
+        driver = SyncDriver()
+        try:
+            reply = driver.run(lambda: self._reply(exchange))
+        except BaseException:
+            driver.close()
+            raise
+        if reply.stream is None:
+            driver.close()
+            return response_of(reply)
+        # Django's WSGI handler sends the stream from this thread; the
+        # response's close() ends the request (its loop, its sync work).
+        return response_of(reply, stream=driver.stream(reply.stream), ended=driver.close)
 
     async def _respond(self, exchange: HttpExchange) -> HttpResponseBase:
+        return response_of(await self._reply(exchange))
+
+    async def _reply(self, exchange: HttpExchange) -> HttpReply:
         reply = await self.endpoint.serve(exchange)
         body = exchange.body
         if reply.refused_early and isinstance(body, _DjangoBody):
             await body.drain()
-        return response_of(reply)
+        return reply
 
 
 coroutine_marks(McpView)
 
 
-def response_of(reply: HttpReply) -> HttpResponseBase:
-    """Return the endpoint's ``reply`` as Django's response."""
+def response_of(
+    reply: HttpReply, *, stream: Iterator[bytes] | None = None, ended: Callable[[], None] | None = None
+) -> HttpResponseBase:
+    """Return the endpoint's ``reply`` as Django's response.
+
+    Under WSGI its event stream is sent through ``stream`` (the sync driver's
+    iterator over it) and ``ended`` runs once the response is closed.
+    """
     response: HttpResponseBase
     if reply.stream is not None:
-        response = _StreamedReply(reply.stream, reply.closed, status=reply.status)
+        closing = [reply.closed] if reply.closed is not None else []
+        if ended is not None:
+            closing.append(ended)
+        response = _StreamedReply(reply.stream if stream is None else stream, closing, status=reply.status)
     else:
         response = HttpResponse(reply.body, status=reply.status)
     del response["Content-Type"]  # Django's default is text/html
@@ -98,23 +121,27 @@ def response_of(reply: HttpReply) -> HttpResponseBase:
 
 
 class _StreamedReply(StreamingHttpResponse):
-    """An event stream whose ``closed`` runs when Django closes the response.
+    """An event stream that runs what it must when Django closes the response.
 
     Django closes every response it served, also when the client left before
     the first event (when the stream's own ``finally`` never runs).
     """
 
     def __init__(
-        self, stream: AsyncIterator[bytes], closed: Callable[[], None] | None, *, status: int
+        self,
+        stream: AsyncIterator[bytes] | Iterator[bytes],
+        closing: list[Callable[[], None]],
+        *,
+        status: int,
     ) -> None:
         super().__init__(stream, status=status)
-        self._closed = closed
+        self._closing = closing
 
     def close(self) -> None:
-        """Run ``closed``, then close as usual."""
+        """Run what the stream must run when over, then close as usual."""
         try:
-            if self._closed is not None:
-                self._closed()
+            for ending in self._closing:
+                ending()
         finally:
             super().close()
 
@@ -141,7 +168,8 @@ def _exchange_of(request: HttpRequest) -> HttpExchange:
         client=meta.get("REMOTE_ADDR") or None,
         scheme=request.scheme or "http",
         server=(str(meta.get("SERVER_NAME", "")), str(meta.get("SERVER_PORT", ""))),
-        can_stream=isinstance(request, ASGIRequest),
+        can_stream=True,
+        long_streams=isinstance(request, ASGIRequest) or bool(meta.get("wsgi.multithread")),
         session_user=getattr(request, "auser", None),
         request=request,
     )

@@ -175,9 +175,9 @@ async def test_a_sessionless_get_or_delete_is_405_with_a_page_and_allow_post(met
     assert b"MCP endpoint of the server 'who'" in reply.body
 
 
-@pytest.mark.parametrize(("can_stream", "allow"), [(True, "POST, GET, DELETE"), (False, "POST, DELETE")])
-async def test_another_method_in_a_session_names_the_methods_that_work(can_stream: Any, allow: str) -> None:
-    ex = exchange(method="PUT", headers={"Mcp-Session-Id": "s"}, can_stream=can_stream)
+@pytest.mark.parametrize(("long_streams", "allow"), [(True, "POST, GET, DELETE"), (False, "POST, DELETE")])
+async def test_another_method_in_a_session_names_the_methods_that_work(long_streams: Any, allow: str) -> None:
+    ex = exchange(method="PUT", headers={"Mcp-Session-Id": "s"}, long_streams=long_streams)
 
     reply = await endpoint().serve(ex)
 

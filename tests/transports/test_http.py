@@ -911,7 +911,8 @@ async def test_acceptable_accept_headers_are_served(wire: Any, accept: str | Non
 # --------------------------------------------------------------- WSGI
 
 
-def test_wsgi_request_is_answered_with_plain_json(client: Any) -> None:
+@pytest.mark.django_db  # closing the stream sends request_finished: old connections are closed
+def test_wsgi_request_with_a_progress_token_streams_its_progress(client: Any) -> None:
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -936,9 +937,13 @@ def test_wsgi_request_is_answered_with_plain_json(client: Any) -> None:
         "/conformance/mcp", data=json.dumps(body), content_type="application/json", headers=headers
     )
 
-    assert response.status_code == 200
-    assert response["Content-Type"] == "application/json"
-    assert json.loads(response.content)["result"]["content"] == [
+    assert (response.status_code, response["Content-Type"]) == (200, "text/event-stream")
+    from tests.transports.conftest import sse_messages
+
+    messages = sse_messages(b"".join(response.streaming_content))
+    response.close()
+    assert {m.get("method") for m in messages[:-1]} == {"notifications/progress"}
+    assert messages[-1]["result"]["content"] == [
         {"type": "text", "text": "Progress test completed for token wsgi"}
     ]
 

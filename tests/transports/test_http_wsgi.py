@@ -4,9 +4,11 @@ The imported tests of ``test_http.py`` run here with ``async_client`` (and
 so ``wire``) served in a thread (``tests/direct_clients.py``) by
 ``McpWSGIApp(get_wsgi_application())``, then by ``get_wsgi_application()``
 alone, where the plain view is called as a sync view (``DualView``).
-The tests below pin what WSGI changes: plain JSON only, no GET stream,
-and the fallback to an event loop when a request waits (a sync tool, a
-session cookie looked up in the database).
+The tests below pin what WSGI changes: a single-threaded WSGI server (as
+this harness says it is) holds no long-lived stream (listen, a session's
+GET), while request-scoped streams (progress) are sent from the worker's
+thread; and the fallback to an event loop when a request waits (a sync
+tool, a session cookie looked up in the database).
 """
 
 from __future__ import annotations
@@ -61,22 +63,20 @@ def served_by(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-async def test_a_progress_token_is_answered_with_plain_json(wire: Any) -> None:
+async def test_a_progress_token_is_answered_with_a_stream_of_its_progress(wire: Any) -> None:
     response, messages = await wire.stream(
         tool_request("test_tool_with_progress", {}, meta=wire.meta(progressToken="wsgi"))
     )
 
-    assert (response.status_code, response["Content-Type"], response.streaming) == (
-        200,
-        "application/json",
-        False,
-    )
-    assert messages[0]["result"]["content"] == [
+    assert (response.status_code, response["Content-Type"]) == (200, "text/event-stream")
+    assert [m["method"] for m in messages[:-1]] == ["notifications/progress"] * (len(messages) - 1)
+    assert len(messages) > 1
+    assert messages[-1]["result"]["content"] == [
         {"type": "text", "text": "Progress test completed for token wsgi"}
     ]
 
 
-async def test_listen_is_refused_with_a_json_error(wire: Any) -> None:
+async def test_without_threads_to_spare_listen_is_refused_with_a_json_error(wire: Any) -> None:
     body = modern_request("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
     status, answer = await wire.call(body)
 
@@ -84,7 +84,9 @@ async def test_listen_is_refused_with_a_json_error(wire: Any) -> None:
     assert answer["error"]["code"] == jsonrpc.METHOD_NOT_FOUND
 
 
-async def test_a_legacy_get_stream_is_405_without_get_in_allow(wire: Any, async_client: Any) -> None:
+async def test_without_threads_to_spare_a_legacy_get_stream_is_405_without_get_in_allow(
+    wire: Any, async_client: Any
+) -> None:
     session = await wire.initialize()
     response = await async_client.get(
         "/conformance/mcp", headers={"Mcp-Session-Id": session, "Accept": "text/event-stream"}

@@ -78,5 +78,6 @@ def test_the_caller_thread_runs_work_submitted_before_it_waits() -> None:
 
     assert result.result() == threading.get_ident()
     assert caller.used is True
+    caller.close()
     with pytest.raises(RuntimeError):
         caller.submit(threading.get_ident)  # the request has ended
