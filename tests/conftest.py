@@ -146,6 +146,31 @@ def uvicorn_command(port: int) -> list[str]:
     ]
 
 
+#: The fixtures of a live server served each way: McpASGIApp and the plain
+#: view under uvicorn, McpWSGIApp and the plain view under threaded gunicorn.
+LIVE_SERVERS = ["live_server_url", "plain_view_server_url", "wsgi_server_url", "plain_wsgi_server_url"]
+
+
+def gunicorn_command(port: int) -> list[str]:
+    """Return the command serving the test project under WSGI: one threaded gunicorn worker on ``port``."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "testproject.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "1",
+        "--threads",
+        "8",
+        "--graceful-timeout",
+        "2",
+        "--log-level",
+        "warning",
+    ]
+
+
 @pytest.fixture(scope="session")
 def start_server() -> Callable[..., contextlib.AbstractContextManager[subprocess.Popen[bytes]]]:
     """Return ``_serve``, which runs a server command until it listens and cleans up after it."""
@@ -186,7 +211,11 @@ def start_tasks_worker() -> Callable[..., contextlib.AbstractContextManager[subp
 
 
 @contextlib.contextmanager
-def _live_server(tmp_path_factory: pytest.TempPathFactory, **extra_env: str) -> Iterator[str]:
+def _live_server(
+    tmp_path_factory: pytest.TempPathFactory,
+    server: Callable[[int], list[str]] = uvicorn_command,
+    **extra_env: str,
+) -> Iterator[str]:
     database = tmp_path_factory.mktemp("live") / "live.sqlite3"
     env = {
         **os.environ,
@@ -198,8 +227,8 @@ def _live_server(tmp_path_factory: pytest.TempPathFactory, **extra_env: str) -> 
         env["DJANGO_MCP_TASKS"] = "database"
     migrate(env)
     port = _free_port()
-    command = uvicorn_command(port)
-    log_path = tmp_path_factory.mktemp("live-log") / "uvicorn.log"
+    command = server(port)
+    log_path = tmp_path_factory.mktemp("live-log") / "server.log"
     worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if TASKS_DB else contextlib.nullcontext()
     with _serve(command, port=port, log_path=log_path, env=env), worker:
         yield f"http://127.0.0.1:{port}"
@@ -219,6 +248,20 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def plain_view_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Like ``live_server_url``, with MCP requests served by the plain view under Django's handler."""
     with _live_server(tmp_path_factory, DJANGO_MCP_PLAIN_VIEW="1") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def wsgi_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Like ``live_server_url`` under gunicorn (threads): MCP requests take ``McpWSGIApp``'s fast path."""
+    with _live_server(tmp_path_factory, gunicorn_command) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def plain_wsgi_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Like ``wsgi_server_url``, with MCP requests served by the plain view under Django's WSGI handler."""
+    with _live_server(tmp_path_factory, gunicorn_command, DJANGO_MCP_PLAIN_VIEW="1") as url:
         yield url
 
 

@@ -5,14 +5,19 @@ Run from the repository root (the test suite runs a short form of it,
 
     python tests/bench/fuzz_soak.py --requests 30000 --workers 8
 
-It starts ``uvicorn testproject.asgi:application`` on a free loopback port
-(or uses ``--url``), then sends a seeded mix of requests to the conformance
+It starts the demo project on a free loopback port, served one of four ways
+(``--serve``: ``fast-asgi``, McpASGIApp under uvicorn, the default;
+``plain-asgi``, the plain view under uvicorn; ``fast-wsgi``, McpWSGIApp
+under threaded gunicorn; ``plain-wsgi``, the plain view there), or uses
+``--url``, then sends a seeded mix of requests to the conformance
 fixture endpoint: random bytes, random JSON, wrong envelopes, random params
 for every method, deep nesting, oversized bodies, wrong content types and
 headers, odd unicode, and plain valid calls. Every request is bounded in
 time; the script stops by itself. It fails (exit 1) on any 5xx other than a
 503 from the concurrency limit, on any answer that leaks a traceback, a
-file path or exception text, and on any request that hangs. It prints the
+file path or exception text, on any request that hangs, and on any request
+whose answer never arrived because the connection was reset or closed (an
+oversized body must get its 413, not a reset). It prints the
 counts and the server's RSS before and after.
 """
 
@@ -30,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +124,7 @@ def request(rng: random.Random) -> tuple[bytes, dict[str, str]]:
             headers,
         )
     if shape == 3:
-        body["params"]["pad"] = "x" * rng.choice([10, 2 * 1024 * 1024])
+        body["params"]["pad"] = "x" * rng.choice([10, 2 * 1024 * 1024, 5 * 1024 * 1024])
     if shape == 4:
         headers["Content-Type"] = rng.choice(["text/plain", "application/x-www-form-urlencoded", ""])
     if shape == 5:
@@ -142,10 +148,48 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], str]:
-    """Start the demo project under uvicorn; return the process and its URL."""
+#: How each way to serve is started: the command (given the port) and the
+#: environment it needs besides the database.
+SERVE: dict[str, tuple[Callable[[int], list[str]], dict[str, str]]] = {
+    "fast-asgi": (lambda port: _uvicorn(port), {}),
+    "plain-asgi": (lambda port: _uvicorn(port), {"DJANGO_MCP_PLAIN_VIEW": "1"}),
+    "fast-wsgi": (lambda port: _gunicorn(port), {}),
+    "plain-wsgi": (lambda port: _gunicorn(port), {"DJANGO_MCP_PLAIN_VIEW": "1"}),
+}
+
+
+def _uvicorn(port: int) -> list[str]:
+    return [sys.executable, "-m", "uvicorn", "testproject.asgi:application"] + [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "critical",
+    ]
+
+
+def _gunicorn(port: int) -> list[str]:
+    return [sys.executable, "-m", "gunicorn", "testproject.wsgi:application"] + [
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--threads",
+        "8",
+        "--log-level",
+        "critical",
+    ]
+
+
+def start_server(serve: str = "fast-asgi") -> tuple[subprocess.Popen[bytes], str]:
+    """Start the demo project served the ``serve`` way; return the process and its URL."""
+    command, extra_env = SERVE[serve]
     database = Path(tempfile.mkdtemp()) / "soak.sqlite3"
-    env = {**os.environ, "DJANGO_MCP_DB": str(database), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+    env = {
+        **os.environ,
+        "DJANGO_MCP_DB": str(database),
+        "DJANGO_SETTINGS_MODULE": "testproject.settings",
+        **extra_env,
+    }
     subprocess.run(
         [sys.executable, "testproject/manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
@@ -155,18 +199,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
     )
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "testproject.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "critical",
-        ],
+        command(port),
         cwd=ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -184,17 +217,17 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.1)
     process.kill()
     process.wait()
-    raise RuntimeError("uvicorn did not start")
+    raise RuntimeError(f"the {serve} server did not start")
 
 
 def soak(url: str, *, requests: int, workers: int, seed: int, timeout: float) -> dict[str, Any]:
     """Send ``requests`` requests; return the counts and every problem seen."""
     statuses: Counter[int] = Counter()
     problems: list[str] = []
-    hangs = 0
+    hangs = resets = 0
 
     def one(index: int, client: httpx.Client) -> None:
-        nonlocal hangs
+        nonlocal hangs, resets
         rng = random.Random(seed * 1_000_003 + index)
         body, headers = request(rng)
         try:
@@ -202,6 +235,10 @@ def soak(url: str, *, requests: int, workers: int, seed: int, timeout: float) ->
         except httpx.TimeoutException:
             hangs += 1
             problems.append(f"request {index} hung")
+            return
+        except httpx.TransportError as exc:
+            resets += 1
+            problems.append(f"request {index} ({len(body)} bytes) got no answer: {type(exc).__name__}")
             return
         statuses[response.status_code] += 1
         if response.status_code >= 500 and response.status_code != 503:
@@ -226,7 +263,8 @@ def soak(url: str, *, requests: int, workers: int, seed: int, timeout: float) ->
         finally:
             for client in clients:
                 client.close()
-    return {"statuses": dict(sorted(statuses.items())), "problems": problems, "hangs": hangs}
+    statuses_sorted = dict(sorted(statuses.items()))
+    return {"statuses": statuses_sorted, "problems": problems, "hangs": hangs, "resets": resets}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -236,11 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one request may take")
     parser.add_argument("--url", help="an already running server (RSS is then not sampled)")
+    parser.add_argument("--serve", choices=sorted(SERVE), default="fast-asgi", help="how to serve the demo")
     args = parser.parse_args(argv)
     process = None
     url = args.url
     if url is None:
-        process, url = start_server()
+        process, url = start_server(args.serve)
     try:
         before = rss_kib(process.pid) if process else 0
         started = time.monotonic()
@@ -253,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             process.wait(timeout=10)
     print(f"requests: {args.requests} in {elapsed:.1f} s, statuses: {result['statuses']}")
     print(f"5xx (not 503): {sum(n for s, n in result['statuses'].items() if s >= 500 and s != 503)}")
-    print(f"hangs: {result['hangs']}, problems: {len(result['problems'])}")
+    print(f"hangs: {result['hangs']}, resets: {result['resets']}, problems: {len(result['problems'])}")
     if process is not None:
         print(f"server RSS: {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB after")
     for problem in result["problems"][:20]:

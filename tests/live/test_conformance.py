@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import LIVE_SERVERS
+
 NODE_DIR = Path(__file__).resolve().parent.parent / "node"
 TASKS_EXPECTED_FAILURES = Path(__file__).resolve().parent / "conformance-tasks-expected-failures.yaml"
 TASKS_SCENARIOS = [
@@ -40,12 +42,11 @@ TASKS_SCENARIOS = [
 ]
 
 
-@pytest.mark.parametrize("server", ["live_server_url", "plain_view_server_url"])
+@pytest.mark.parametrize("server", LIVE_SERVERS)
 @pytest.mark.parametrize("revision", ["2026-07-28", "2025-11-25"])
 def test_official_conformance_suite_passes(
     revision: str, server: str, node_bin: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    # The fast path (McpASGIApp) and the plain view under Django's handler.
     live_server_url = request.getfixturevalue(server)
     env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"}
     result = subprocess.run(

@@ -1,4 +1,4 @@
-"""The fuzz and soak script, in a short form, against a real uvicorn process."""
+"""The fuzz and soak script, in a short form, against a real server process, each way to serve."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ from tests.bench.fuzz_soak import main
 
 
 @pytest.mark.timeout(300)
-def test_a_short_fuzz_and_soak_finds_no_5xx_leak_or_hang(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["--requests", "1500", "--workers", "4", "--seed", "7"])
+@pytest.mark.parametrize("serve", ["fast-asgi", "plain-asgi", "fast-wsgi", "plain-wsgi"])
+def test_a_short_fuzz_and_soak_finds_no_5xx_reset_leak_or_hang(
+    serve: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["--serve", serve, "--requests", "600", "--workers", "4", "--seed", "7"])
 
     report = capsys.readouterr().out
     assert status == 0, report
     assert "5xx (not 503): 0" in report
+    assert "hangs: 0, resets: 0" in report

@@ -36,6 +36,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND
+from tests.conftest import LIVE_SERVERS
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -55,10 +56,10 @@ def era(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture
-def endpoint(live_server_url: str) -> str:
-    """Return the URL of the conformance fixture server."""
-    return f"{live_server_url}/conformance/mcp"
+@pytest.fixture(params=LIVE_SERVERS)
+def endpoint(request: pytest.FixtureRequest) -> str:
+    """Return the URL of the conformance fixture server, served each of the four ways."""
+    return f"{request.getfixturevalue(request.param)}/conformance/mcp"
 
 
 @asynccontextmanager

@@ -23,15 +23,17 @@ from typing import Any
 import pytest
 
 from django_mcp.protocol.jsonrpc import LEGACY_RESOURCE_NOT_FOUND
+from tests.conftest import LIVE_SERVERS
 
 NODE_DIR = Path(__file__).resolve().parent.parent / "node"
 
 ELICIT_CONTENT = {"username": "u", "email": "e@example.com"}
 
 
-@pytest.fixture(scope="module")
-def sdk_run(live_server_url: str, node_bin: Path) -> dict[str, Any]:
-    """Run sdk_client.mjs once against the conformance server; return its output."""
+@pytest.fixture(scope="module", params=LIVE_SERVERS)
+def sdk_run(request: pytest.FixtureRequest, node_bin: Path) -> dict[str, Any]:
+    """Run sdk_client.mjs once against the conformance server (each way to serve); return its output."""
+    live_server_url = request.getfixturevalue(request.param)
     env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"}
     command = [
         str(node_bin / "node"),
