@@ -61,6 +61,7 @@ __all__ = [
     "read_page",
     "schema_values",
     "tool_name",
+    "validation_text",
     "with_next_cursor",
 ]
 
@@ -214,9 +215,13 @@ def bad_cursor(exc: InvalidParams) -> McpResponse:
 
 
 def build_schema(
-    name: str, *, module: str, doc: str | None, fields: Iterable[tuple[str, Any, Any]]
+    name: str, *, module: str, doc: str | None, fields: Iterable[tuple[str, Any, Any]], closed: bool = True
 ) -> type[Schema]:
-    """Return a ``Schema`` subclass with ``fields``: ``(JSON name, type, default or REQUIRED)``."""
+    """Return a ``Schema`` subclass with ``fields``: ``(JSON name, type, default or REQUIRED)``.
+
+    ``closed=False`` accepts fields besides these (a result whose code may
+    add some for one caller).
+    """
     annotations: dict[str, Any] = {}
     namespace: dict[str, Any] = {"__module__": module, "__qualname__": name, "__doc__": doc}
     for index, (json_name, annotation, default) in enumerate(fields):
@@ -227,7 +232,9 @@ def build_schema(
         else:
             namespace[attribute] = msgspec.field(default=default, name=json_name)
     namespace["__annotations__"] = annotations
-    schema: type[Schema] = types.new_class(name, (Schema,), {}, lambda ns: ns.update(namespace))
+    schema: type[Schema] = types.new_class(
+        name, (Schema,), {} if closed else {"forbid_unknown_fields": False}, lambda ns: ns.update(namespace)
+    )
     return schema
 
 
@@ -288,3 +295,10 @@ def errors_text(errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] =
             text = " ".join(str(message).split())
             lines.append(text if field in general else f"{field}: {text}")
     return "\n".join(lines) or "Invalid arguments."
+
+
+def validation_text(exc: Any) -> str:
+    """Return the text of a Django ``ValidationError``: ``field: message`` lines."""
+    if hasattr(exc, "error_dict"):
+        return errors_text(exc.message_dict, general=("__all__",))
+    return "\n".join(" ".join(str(message).split()) for message in exc.messages) or "Invalid arguments."

@@ -27,10 +27,10 @@ from typing import Any, ClassVar
 from django.contrib.admin import ModelAdmin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.messages.storage.base import BaseStorage, Message
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models, router, transaction
 from django.db.models import Exists, OuterRef
-from django.http import HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, QueryDict
 from django.utils.html import strip_tags
 from django.utils.text import capfirst
 
@@ -41,6 +41,7 @@ from django_mcp.contrib._calls import (
     inner_request,
     read_page,
     schema_values,
+    validation_text,
     with_next_cursor,
 )
 from django_mcp.contrib.admin._forms import form_data, model_fields, render
@@ -110,6 +111,11 @@ class AdminTool(Tool):
             return self.run(inner, schema_values(payload), request)
         except PermissionDenied:
             return McpResponse.error(_DENIED)
+        except Http404:
+            return McpResponse.error("Not found.")
+        except ValidationError as exc:
+            # Raised by save_model() & co.: the transaction is rolled back.
+            return McpResponse.error(validation_text(exc))
 
     def run(self, inner: Any, arguments: dict[str, Any], request: McpRequest) -> McpResponse:
         """Return the result of the action."""
