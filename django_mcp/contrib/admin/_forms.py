@@ -31,10 +31,14 @@ from django import forms
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.http import QueryDict
+from django.utils.translation import gettext
 
 from django_mcp.contrib._calls import json_value, pk_type
 
 __all__ = ["form_data", "input_type", "model_fields", "output_type", "render"]
+
+# Django's admin (ModelAdmin.formfield_for_manytomany) adds this to help texts.
+_SELECT_MANY = "Hold down “Control”, or “Command” on a Mac, to select more than one."
 
 
 def input_type(field: forms.Field) -> Any:
@@ -51,8 +55,10 @@ def _meta(field: forms.Field) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     if field.label:
         meta["title"] = str(field.label)
-    if field.help_text:
-        meta["description"] = " ".join(str(field.help_text).split())
+    # The admin appends how to pick several options with a mouse: not for a model.
+    text = str(field.help_text).replace(gettext(_SELECT_MANY), "")
+    if text.strip():
+        meta["description"] = " ".join(text.split())
     return meta
 
 
