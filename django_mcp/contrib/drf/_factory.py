@@ -165,7 +165,7 @@ class _Factory:
             "detail": detail,
             "view_function": staticmethod(self.viewset.as_view({method: handler}, **view_kwargs)),
             "initkwargs": initkwargs,
-            "lookup": self.viewset.lookup_url_kwarg or self.viewset.lookup_field,
+            "lookup": getattr(self.viewset, "lookup_url_kwarg", None) or self._lookup_field(),
             "paged": paged,
             "db_model": self.model,
         }
@@ -198,8 +198,12 @@ class _Factory:
                 f"{self.label}: cannot build the serializer of {handler}(): {exc}"
             ) from None
 
+    def _lookup_field(self) -> str:
+        # A plain ViewSet (no GenericAPIView) routes its detail actions on pk.
+        return str(getattr(self.viewset, "lookup_field", "pk"))
+
     def _id(self) -> tuple[str, Any, Any]:
-        lookup = self.viewset.lookup_field
+        lookup = self._lookup_field()
         kind: Any = str
         if self.model is not None:
             if lookup in ("pk", self.model._meta.pk.name):
