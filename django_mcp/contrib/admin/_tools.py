@@ -82,6 +82,8 @@ class AdminTool(Tool):
 
     #: The ModelAdmin instance whose code runs.
     model_admin: ClassVar[ModelAdmin[Any]]
+    # What the system checks require installed (django_mcp.E026).
+    _mcp_requires_app: ClassVar[str] = "django.contrib.admin"
     #: The HTTP method of the inner request.
     http_method: ClassVar[str] = "GET"
 

@@ -82,6 +82,8 @@ class ViewSetTool(Tool):
 
     #: The ViewSet class.
     viewset: ClassVar[type[Any]]
+    # What the system checks require installed (django_mcp.E025).
+    _mcp_requires_app: ClassVar[str] = "rest_framework"
     #: The action (method name) and the HTTP method it is routed on.
     action: ClassVar[str]
     http_method: ClassVar[str]
