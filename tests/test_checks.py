@@ -972,7 +972,9 @@ def test_viewset_tools_without_rest_framework_are_e025(
     not_listed = check_servers()
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "rest_framework" else find_spec(name, *a)
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "rest_framework" else find_spec(name, *a),
     )
     not_installed = check_servers()
 
@@ -980,7 +982,9 @@ def test_viewset_tools_without_rest_framework_are_e025(
     assert not_listed == [
         Error(message + "not in INSTALLED_APPS.", hint=hint, obj=ApiServer, id="django_mcp.E025")
     ]
-    assert not_installed == [Error(message + "not installed.", hint=hint, obj=ApiServer, id="django_mcp.E025")]
+    assert not_installed == [
+        Error(message + "not installed.", hint=hint, obj=ApiServer, id="django_mcp.E025")
+    ]
 
 
 def test_viewset_tools_refuse_to_build_without_rest_framework(monkeypatch: pytest.MonkeyPatch) -> None:

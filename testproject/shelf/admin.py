@@ -31,7 +31,7 @@ class VolumeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             return queryset
         return queryset.filter(owner=request.user.pk)
 
-    def save_model(self, request: HttpRequest, obj: Volume, form: Any, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Volume, form: Any, change: bool) -> None:  # noqa: FBT001
         if not change:
             obj.owner = request.user  # type: ignore[assignment]
         super().save_model(request, obj, form, change)

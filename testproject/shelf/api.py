@@ -43,9 +43,7 @@ class VolumeViewSet(viewsets.ModelViewSet):  # type: ignore[type-arg]
 
     def get_queryset(self) -> QuerySet[Volume]:
         user = self.request.user
-        return (
-            Volume.objects.filter(owner=user.pk).select_related("author", "owner").prefetch_related("tags")
-        )
+        return Volume.objects.filter(owner=user.pk).select_related("author", "owner").prefetch_related("tags")
 
     def perform_create(self, serializer: Any) -> None:
         serializer.save(owner=self.request.user)

@@ -54,7 +54,9 @@ class ShelfServer(Server):
     tools = (
         ShelfSizeTool,
         *ModelAdminTools(
-            VolumeAdmin, prefix="admin-volume", actions=("list", "get", "change", "add", "delete", "mark_worn")
+            VolumeAdmin,
+            prefix="admin-volume",
+            actions=("list", "get", "change", "add", "delete", "mark_worn"),
         ),
         *_api_tools(),
     )

@@ -52,7 +52,14 @@ class Shelf:
         self.theirs = self.volume("Dawn", self.butler, self.other, notes="Not yours")
 
     def volume(
-        self, title: str, author: Author, owner: User, *, stock: int = 1, tags: Iterable[Tag] = (), notes: str = ""
+        self,
+        title: str,
+        author: Author,
+        owner: User,
+        *,
+        stock: int = 1,
+        tags: Iterable[Tag] = (),
+        notes: str = "",
     ) -> Volume:
         """Create a volume."""
         volume = Volume.objects.create(title=title, author=author, owner=owner, stock=stock, notes=notes)

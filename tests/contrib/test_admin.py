@@ -315,7 +315,13 @@ def test_delete_selected_deletes_through_the_admin_and_logs_each_row(shelf: Shel
     result.assert_ok()
     assert result.text == "Successfully deleted 5 volumes."
     assert not Volume.objects.filter(pk__in=ids).exists()
-    assert sorted(int(pk) for pk in LogEntry.objects.filter(action_flag=DELETION).values_list("object_id", flat=True)) == ids
+    assert (
+        sorted(
+            int(pk)
+            for pk in LogEntry.objects.filter(action_flag=DELETION).values_list("object_id", flat=True)
+        )
+        == ids
+    )
     definition = BulkServer.compiled().tools["bulk-delete-selected"].definition
     assert definition.title == "Delete selected volumes"
     assert definition.annotations.destructive_hint is True
@@ -345,7 +351,9 @@ def test_the_factory_names_tools_and_classes_after_the_prefix_and_action() -> No
         ({"site": admin.AdminSite(name="empty")}, "is not registered on the 'empty' admin site"),
     ],
 )
-def test_the_factory_refuses_unknown_actions_and_unregistered_admins(kwargs: dict[str, Any], message: str) -> None:
+def test_the_factory_refuses_unknown_actions_and_unregistered_admins(
+    kwargs: dict[str, Any], message: str
+) -> None:
     with pytest.raises(ImproperlyConfigured, match=message):
         ModelAdminTools(VolumeAdmin, **kwargs)
 

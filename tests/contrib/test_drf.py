@@ -107,7 +107,12 @@ def test_schemas_come_from_the_serializers() -> None:
 
     assert list(create["properties"]) == ["title", "author", "tags", "stock", "condition"]
     assert create["required"] == ["title", "author"]
-    assert create["properties"]["title"] == {"title": "Title", "type": "string", "maxLength": 120, "minLength": 1}
+    assert create["properties"]["title"] == {
+        "title": "Title",
+        "type": "string",
+        "maxLength": 120,
+        "minLength": 1,
+    }
     assert create["properties"]["condition"]["enum"] == ["good", "new", "worn"]
     assert update["required"] == ["id"]
     assert restock["properties"]["amount"] == {
@@ -128,7 +133,9 @@ def test_schemas_come_from_the_serializers() -> None:
 def test_list_shows_the_callers_rows_only_page_by_page(shelf: Shelf) -> None:
     client = shelf.client(shelf.boss)
     first = call(client, "api-volume-list", {"page_size": 4})
-    second = call(client, "api-volume-list", {"page_size": 4, "cursor": first.structured_content["nextCursor"]})
+    second = call(
+        client, "api-volume-list", {"page_size": 4, "cursor": first.structured_content["nextCursor"]}
+    )
 
     mine = sorted([*shelf.mine, shelf.kindred], key=lambda volume: volume.title)
     assert rows(first) + rows(second) == [serialized(volume) for volume in mine]
@@ -196,7 +203,9 @@ def test_create_runs_perform_create_as_the_caller(shelf: Shelf) -> None:
 
 
 def test_serializer_errors_are_tool_errors_naming_each_field(shelf: Shelf) -> None:
-    result = call(shelf.client(shelf.boss), "api-volume-create", {"title": "Nowhere", "author": 999, "tags": [998]})
+    result = call(
+        shelf.client(shelf.boss), "api-volume-create", {"title": "Nowhere", "author": 999, "tags": [998]}
+    )
 
     result.assert_is_error()
     assert result.text.splitlines() == [

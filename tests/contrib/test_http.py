@@ -51,7 +51,9 @@ def http_shelf(transactional_db: Any) -> Shelf:
         ("anonymous", 0, 0),
     ],
 )
-def test_tools_list_over_http_follows_the_session_user(http_shelf: Shelf, who: str, admin: int, api: int) -> None:
+def test_tools_list_over_http_follows_the_session_user(
+    http_shelf: Shelf, who: str, admin: int, api: int
+) -> None:
     reply = post(client_for(getattr(http_shelf, who)), modern_request("tools/list"))
 
     names = [tool["name"] for tool in reply["result"]["tools"]]
@@ -62,7 +64,8 @@ def test_tools_list_over_http_follows_the_session_user(http_shelf: Shelf, who: s
 def test_an_admin_change_over_http_is_logged_under_the_session_user(http_shelf: Shelf) -> None:
     volume = http_shelf.kindred
     reply = post(
-        client_for(http_shelf.boss), tool_request("admin-volume-change", {"id": volume.pk, "title": "Kindred!"})
+        client_for(http_shelf.boss),
+        tool_request("admin-volume-change", {"id": volume.pk, "title": "Kindred!"}),
     )
 
     assert reply["result"]["isError"] is False

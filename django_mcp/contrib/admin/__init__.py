@@ -35,7 +35,6 @@ from collections.abc import Iterable
 from typing import Annotated, Any
 
 import msgspec
-
 from django.contrib import admin
 from django.contrib.admin.utils import model_format_dict
 from django.core.exceptions import ImproperlyConfigured
@@ -245,7 +244,8 @@ class _Factory:
         ids = list[pk_type(self.model)]  # type: ignore[misc]
         return {
             "title": description,
-            "description": f"{description} (the admin action {action!r}) for the {plural} with the given IDs.",
+            "description": f"{description} (the admin action {action!r}) for the {plural} with the "
+            "given IDs.",
             "input": self._schema(f"{cls}Input", [("ids", _min_one(ids), REQUIRED)]),
             "action_name": action,
         }
@@ -275,7 +275,9 @@ class _Factory:
         verbose = str(self.opts.verbose_name)
         fields: list[tuple[str, Any, Any]] = [("id", pk_type(self.model), REQUIRED)]
         fields += [(field.name, output_type(field), None) for field in self.fields if field.name != "id"]
-        return build_schema(name, module=self.module, doc=f"A {verbose} as the admin shows it.", fields=fields)
+        return build_schema(
+            name, module=self.module, doc=f"A {verbose} as the admin shows it.", fields=fields
+        )
 
     def _schema(self, name: str, fields: list[tuple[str, Any, Any]]) -> type[Schema]:
         return build_schema(name, module=self.module, doc=None, fields=fields)

@@ -126,7 +126,9 @@ def _choices(field: forms.ChoiceField) -> Any:
         else:
             values.append(value)
     values = [value for value in values if value not in ("", None)]
-    if not values or not all(isinstance(value, str | int) and not isinstance(value, bool) for value in values):
+    if not values or not all(
+        isinstance(value, str | int) and not isinstance(value, bool) for value in values
+    ):
         return str
     return Literal[tuple(dict.fromkeys(values))]  # type: ignore[valid-type]
 

@@ -160,7 +160,9 @@ class AdminListTool(AdminTool):
         admin = self.model_admin
         search = str(arguments.get("search") or "")
         try:
-            page = read_page(request, str(self.name), search, arguments.get("cursor"), arguments.get("page_size"))
+            page = read_page(
+                request, str(self.name), search, arguments.get("cursor"), arguments.get("page_size")
+            )
         except InvalidParams as exc:
             return bad_cursor(exc)
         queryset = admin.get_queryset(inner)
@@ -221,18 +223,14 @@ class _FormTool(AdminTool):
     http_method = "POST"
     adding: ClassVar[bool] = False
 
-    def save(
-        self, inner: Any, obj: models.Model | None, given: dict[str, Any]
-    ) -> McpResponse:
+    def save(self, inner: Any, obj: models.Model | None, given: dict[str, Any]) -> McpResponse:
         """Validate ``given`` with the admin's form and save it as the admin does."""
         admin = self.model_admin
         change = not self.adding
         form_class = admin.get_form(inner, obj, change=change)
         refused = sorted(set(given) - set(form_class.base_fields))
         if refused:
-            return McpResponse.error(
-                "\n".join(f"{name}: you may not set this field." for name in refused)
-            )
+            return McpResponse.error("\n".join(f"{name}: you may not set this field." for name in refused))
         data = form_data(form_class(instance=obj), given)
         # Load the (empty) body first: reading FILES later would parse it
         # again and replace the POST data set here.

@@ -98,7 +98,8 @@ class _Factory:
         if prefix is None:
             if self.model is None:
                 raise ImproperlyConfigured(
-                    f"{label}: the ViewSet names no model (queryset or serializer Meta.model); pass prefix=..."
+                    f"{label}: the ViewSet names no model (queryset or serializer Meta.model); "
+                    "pass prefix=..."
                 )
             prefix = self.model._meta.model_name
         self.prefix = str(prefix)
@@ -125,7 +126,9 @@ class _Factory:
             title = _TITLES[action].format(verbose=self.verbose, plural=self.plural)
             searched = self._searched()
             description = _DESCRIPTIONS[action].format(
-                verbose=self.verbose, plural=self.plural, search=f"; search looks in {searched}" if searched else ""
+                verbose=self.verbose,
+                plural=self.plural,
+                search=f"; search looks in {searched}" if searched else "",
             )
         elif action in self.extra:
             func = self.extra[action]
@@ -157,7 +160,7 @@ class _Factory:
             "__module__": self.module,
             "__qualname__": cls,
             "annotations": _ANNOTATIONS[method],
-            "input": self._input(f"{cls}Input", action, method, detail, serializer),
+            "input": self._input(f"{cls}Input", action, method, serializer, detail=detail),
             "output": self._output(cls, action, serializer),
             "viewset": self.viewset,
             "action": handler,
@@ -217,7 +220,7 @@ class _Factory:
         described = msgspec.Meta(description=f"The {self.verbose}'s {'ID' if lookup == 'pk' else lookup}.")
         return ("id", Annotated[kind, described], REQUIRED)
 
-    def _input(self, name: str, action: str, method: str, detail: bool, serializer: Any) -> type[Schema]:
+    def _input(self, name: str, action: str, method: str, serializer: Any, *, detail: bool) -> type[Schema]:
         fields: list[tuple[str, Any, Any]] = []
         if action == "list":
             fields += page_fields(search=bool(self._searched()))

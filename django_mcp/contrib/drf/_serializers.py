@@ -123,7 +123,9 @@ def _related(field: Any) -> Any:
 
 def _choices(field: Any) -> Any:
     values = [value for value in field.choices if value not in ("", None)]
-    if not values or not all(isinstance(value, str | int) and not isinstance(value, bool) for value in values):
+    if not values or not all(
+        isinstance(value, str | int) and not isinstance(value, bool) for value in values
+    ):
         return str
     return Literal[tuple(values)]  # type: ignore[valid-type]
 

@@ -158,7 +158,11 @@ class ViewSetTool(Tool):
             search = str(arguments.pop("search", "") or "")
             try:
                 page = read_page(
-                    request, str(self.name), search, arguments.pop("cursor", None), arguments.pop("page_size", None)
+                    request,
+                    str(self.name),
+                    search,
+                    arguments.pop("cursor", None),
+                    arguments.pop("page_size", None),
                 )
             except InvalidParams as exc:
                 return bad_cursor(exc)
