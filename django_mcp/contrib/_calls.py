@@ -32,7 +32,7 @@ import re
 import types
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from django.db import models
@@ -56,6 +56,8 @@ __all__ = [
     "errors_text",
     "inner_request",
     "json_value",
+    "list_of",
+    "literal",
     "page_fields",
     "pk_type",
     "read_page",
@@ -249,6 +251,16 @@ def schema_values(payload: Any) -> dict[str, Any]:
         if value is not msgspec.UNSET:
             values[info.encode_name] = value
     return values
+
+
+def list_of(item: Any) -> Any:
+    """Return the type ``list[item]`` of an item type known only at run time."""
+    return types.GenericAlias(list, (item,))
+
+
+def literal(values: Iterable[Any]) -> Any:
+    """Return ``Literal[...]`` of ``values`` (an enum in the JSON Schema)."""
+    return Literal.__getitem__(tuple(values))
 
 
 def pk_type(model: type[models.Model]) -> Any:

@@ -45,6 +45,7 @@ from django_mcp.contrib._calls import (
     build_schema,
     class_name,
     inner_request,
+    list_of,
     page_fields,
     pk_type,
     tool_name,
@@ -184,7 +185,7 @@ class _Factory:
                     f"{cls}Page",
                     module=self.module,
                     doc=f"One page of {plural}.",
-                    fields=[("results", list[item], REQUIRED), ("nextCursor", str | None, None)],
+                    fields=[("results", list_of(item), REQUIRED), ("nextCursor", str | None, None)],
                 ),
             }
         elif action == "get":
@@ -241,7 +242,7 @@ class _Factory:
             )
         description = str(found[2]) % model_format_dict(self.opts)
         plural = str(self.opts.verbose_name_plural)
-        ids = list[pk_type(self.model)]  # type: ignore[misc]
+        ids = list_of(pk_type(self.model))
         return {
             "title": description,
             "description": f"{description} (the admin action {action!r}) for the {plural} with the "

@@ -24,7 +24,7 @@ import decimal
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from django import forms
@@ -33,7 +33,7 @@ from django.db import models
 from django.http import QueryDict
 from django.utils.translation import gettext
 
-from django_mcp.contrib._calls import json_value, pk_type
+from django_mcp.contrib._calls import json_value, list_of, literal, pk_type
 
 __all__ = ["form_data", "input_type", "model_fields", "output_type", "render"]
 
@@ -69,11 +69,11 @@ def _annotated(base: Any, **meta: Any) -> Any:
 
 def _base_type(field: forms.Field) -> Any:
     if isinstance(field, forms.ModelMultipleChoiceField):
-        return _annotated(list[_choice_key(field)])
+        return _annotated(list_of(_choice_key(field)))
     if isinstance(field, forms.ModelChoiceField):
         return _annotated(_choice_key(field))
     if isinstance(field, forms.MultipleChoiceField):
-        return _annotated(list[_choices(field)])
+        return _annotated(list_of(_choices(field)))
     if isinstance(field, forms.ChoiceField):
         return _annotated(_choices(field))
     if isinstance(field, forms.NullBooleanField):
@@ -108,7 +108,8 @@ def _base_type(field: forms.Field) -> Any:
 
 
 def _choice_key(field: forms.ModelChoiceField[Any]) -> Any:
-    model = field.queryset.model
+    queryset: Any = field.queryset
+    model = queryset.model
     if field.to_field_name:
         try:
             target = model._meta.get_field(field.to_field_name)
@@ -120,7 +121,8 @@ def _choice_key(field: forms.ModelChoiceField[Any]) -> Any:
 
 def _choices(field: forms.ChoiceField) -> Any:
     values: list[Any] = []
-    for value, label in field.choices:
+    choices: Any = field.choices
+    for value, label in choices:
         if isinstance(label, list | tuple):  # an option group
             values.extend(option for option, _ in label)
         else:
@@ -130,7 +132,7 @@ def _choices(field: forms.ChoiceField) -> Any:
         isinstance(value, str | int) and not isinstance(value, bool) for value in values
     ):
         return str
-    return Literal[tuple(dict.fromkeys(values))]  # type: ignore[valid-type]
+    return literal(dict.fromkeys(values))
 
 
 # ------------------------------------------------------------- form data
@@ -155,14 +157,16 @@ def form_data(form: forms.BaseForm, given: Mapping[str, Any]) -> QueryDict:
 
 
 def _write(data: QueryDict, key: str, field: forms.Field, value: Any) -> None:
-    widget = field.widget
+    widget: Any = field.widget
     if isinstance(field, forms.JSONField):
         if value is not None:
             data[key] = json.dumps(json_value(value))
         return
     if isinstance(widget, forms.MultiWidget):
-        parts = value if isinstance(value, list | tuple) else widget.decompress(value)
-        for suffix, part in zip(widget.widgets_names, parts, strict=False):
+        # Split date and time (the admin's DateTimeField widget) and the like.
+        parts: Any = value if isinstance(value, list | tuple) else widget.decompress(value)
+        names: Any = getattr(widget, "widgets_names", ())
+        for suffix, part in zip(names, parts or (), strict=False):
             _write_one(data, key + suffix, part)
         return
     if isinstance(value, list | tuple | set | frozenset):
@@ -210,7 +214,7 @@ def model_fields(model: type[models.Model], names: Iterable[Any]) -> list[Any]:
 def output_type(field: Any) -> Any:
     """Return the result type of a model field's value (always nullable)."""
     if field.many_to_many:
-        return list[pk_type(field.related_model)] | None
+        return list_of(pk_type(field.related_model)) | None
     if field.is_relation:
         return pk_type(field.related_model) | None
     return _scalar_output(field) | None

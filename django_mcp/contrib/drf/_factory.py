@@ -17,6 +17,7 @@ from django_mcp.contrib._calls import (
     caller,
     class_name,
     inner_request,
+    list_of,
     page_fields,
     pk_type,
     tool_name,
@@ -254,5 +255,5 @@ class _Factory:
             f"{cls}Page",
             module=self.module,
             doc=f"One page of {self.plural}.",
-            fields=[("results", list[item], REQUIRED), ("nextCursor", str | None, None)],  # type: ignore[valid-type]
+            fields=[("results", list_of(item), REQUIRED), ("nextCursor", str | None, None)],
         )

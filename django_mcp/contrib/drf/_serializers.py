@@ -17,13 +17,13 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from rest_framework import fields as f
 from rest_framework import relations, serializers
 
-from django_mcp.contrib._calls import pk_type
+from django_mcp.contrib._calls import list_of, literal, pk_type
 
 __all__ = ["input_type", "output_type", "readable", "writable"]
 
@@ -66,7 +66,7 @@ def _constrained(base: Any, **constraints: Any) -> Any:
 
 def _input_base(field: Any) -> Any:
     if isinstance(field, relations.ManyRelatedField):
-        return list[_related(field.child_relation)]
+        return list_of(_related(field.child_relation))
     if isinstance(field, relations.RelatedField):
         return _related(field)
     if isinstance(field, serializers.ListSerializer):
@@ -76,7 +76,7 @@ def _input_base(field: Any) -> Any:
     if isinstance(field, f.BooleanField):
         return bool
     if isinstance(field, f.MultipleChoiceField):
-        return list[_choices(field)]
+        return list_of(_choices(field))
     if isinstance(field, f.ChoiceField):
         return _choices(field)
     if isinstance(field, f.DecimalField):
@@ -96,7 +96,7 @@ def _input_base(field: Any) -> Any:
     if isinstance(field, f.ListField):
         child = getattr(field, "child", None)
         item = Any if child is None else _input_base(child)
-        return _constrained(list[item], min_length=field.min_length, max_length=field.max_length)
+        return _constrained(list_of(item), min_length=field.min_length, max_length=field.max_length)
     if isinstance(field, f.DictField | f.HStoreField):
         return dict[str, Any]
     if isinstance(field, f.JSONField):
@@ -127,7 +127,7 @@ def _choices(field: Any) -> Any:
         isinstance(value, str | int) and not isinstance(value, bool) for value in values
     ):
         return str
-    return Literal[tuple(values)]  # type: ignore[valid-type]
+    return literal(values)
 
 
 def output_type(field: Any) -> Any:

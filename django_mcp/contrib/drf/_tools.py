@@ -58,7 +58,7 @@ from django_mcp.server.primitives import Tool
 __all__ = ["McpPagination", "ViewSetTool", "errors_of"]
 
 
-class McpPagination(BasePagination):
+class McpPagination(BasePagination):  # type: ignore[misc]
     """Cut one page of a list with the server's cursors (the call's ``Page``)."""
 
     def paginate_queryset(self, queryset: Any, request: Any, view: Any = None) -> list[Any]:
