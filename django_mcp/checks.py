@@ -37,6 +37,10 @@ Servers (``check_servers``):
 - ``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user)
 - ``E023`` a tool runs as a task but Django's Tasks framework is missing
 - ``E024`` a tool runs as a task but ``MCP_TASK_BACKEND`` is unusable
+- ``E025`` a server serves ``ViewSetTools`` but Django REST framework is not
+  installed or ``rest_framework`` is not in ``INSTALLED_APPS``
+- ``E026`` a server serves ``ModelAdminTools`` but ``django.contrib.admin``
+  is not in ``INSTALLED_APPS``
 
 Deployment (``manage.py check --deploy``):
 
@@ -53,6 +57,7 @@ Deployment (``manage.py check --deploy``):
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -447,7 +452,47 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                 )
             if compiled.capabilities.extensions and TASKS_EXTENSION in compiled.capabilities.extensions:
                 task_servers.append(where)
+            messages += _check_contrib_apps(where, compiled)
     messages += _check_tasks(task_servers)
+    return messages
+
+
+#: What each django_mcp.contrib tool factory needs installed: the app, the
+#: check id and the hint.
+_CONTRIB_APPS: dict[str, tuple[str, str]] = {
+    "rest_framework": (
+        "django_mcp.E025",
+        "pip install 'django-mcp-toolkit[drf]' and add 'rest_framework' to INSTALLED_APPS.",
+    ),
+    "django.contrib.admin": (
+        "django_mcp.E026",
+        "Add 'django.contrib.admin' (and the apps it needs) to INSTALLED_APPS: the tools run the "
+        "admin's code and log their writes in its LogEntry table.",
+    ),
+}
+
+
+def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
+    """Report the apps the ``django_mcp.contrib`` tools of a server need but miss."""
+    needed: dict[str, list[str]] = {}
+    for name, tool in compiled.tools.items():
+        app = getattr(tool.component, "_mcp_requires_app", None)
+        if isinstance(app, str) and app in _CONTRIB_APPS:
+            needed.setdefault(app, []).append(name)
+    messages: list[CheckMessage] = []
+    for app, tools in needed.items():
+        missing = importlib.util.find_spec(app.partition(".")[0]) is None
+        if missing or not apps.is_installed(app):
+            check_id, hint = _CONTRIB_APPS[app]
+            state = "is not installed" if missing else "is not in INSTALLED_APPS"
+            messages.append(
+                Error(
+                    f"{where} serves {', '.join(tools)}, which need {app!r}, but it {state}.",
+                    hint=hint,
+                    obj=compiled.server,
+                    id=check_id,
+                )
+            )
     return messages
 
 

@@ -50,7 +50,11 @@ INSTALLED_APPS = [
     "django_mcp",
     "testproject.demo",
     "testproject.conformance",
+    "testproject.shelf",
 ]
+# The shelf's REST API when Django REST framework (the drf extra) is installed.
+if importlib.util.find_spec("rest_framework") is not None:
+    INSTALLED_APPS += ["rest_framework", "rest_framework.authtoken"]
 # Bearer tokens through django-oauth-toolkit when the oauth extra is installed.
 if importlib.util.find_spec("oauth2_provider") is not None:
     INSTALLED_APPS.append("oauth2_provider")

@@ -85,6 +85,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.asgi": ["McpASGIApp"],
     "django_mcp.auth": ["can_use", "can_use_unknown", "find_usable"],
     "django_mcp.checks": ["check_deploy", "check_servers", "check_settings"],
+    "django_mcp.cursors": ["decode_cursor", "encode_cursor"],
     "django_mcp.conf": [
         "DEFAULT_LIMITS",
         "DEFAULTS",
@@ -99,6 +100,8 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "get_settings",
     ],
     "django_mcp.contrib": [],
+    "django_mcp.contrib.admin": ["ModelAdminTools"],
+    "django_mcp.contrib.drf": ["INSTALL_HINT", "ViewSetTools"],
     "django_mcp.contrib.oauth_toolkit": [
         "InsufficientScope",
         "InvalidToken",

@@ -18,43 +18,15 @@ from typing import Any
 
 import msgspec
 from django.conf import settings
-from django.core import signing
 
 from django_mcp.auth import can_use
+from django_mcp.cursors import decode_cursor, encode_cursor
 from django_mcp.dispatcher.context import Call
-from django_mcp.exceptions import InvalidParams
 from django_mcp.protocol._base import UNSET
 
 __all__ = ["decode_cursor", "encode_cursor", "encoded_items", "page"]
 
-_SALT = "django_mcp.cursor"
 _encoder = msgspec.json.Encoder()
-
-
-def encode_cursor(method: str, catalog: str, offset: int) -> str:
-    """Return a signed cursor for ``offset`` in ``method``'s listing."""
-    return signing.Signer(salt=_SALT).sign_object([method, catalog, offset])
-
-
-def decode_cursor(cursor: object, method: str, catalog: str) -> int:
-    """Return the offset a cursor points to, or raise ``InvalidParams``."""
-    if not isinstance(cursor, str):
-        raise InvalidParams("Invalid cursor: must be a string")
-    try:
-        # A new Signer each time: SECRET_KEY may change under tests.
-        value = signing.Signer(salt=_SALT).unsign_object(cursor)
-    except signing.BadSignature:
-        raise InvalidParams("Invalid cursor") from None
-    if (
-        not isinstance(value, list)
-        or len(value) != 3
-        or value[0] != method
-        or value[1] != catalog
-        or type(value[2]) is not int
-        or value[2] < 0
-    ):
-        raise InvalidParams(f"Invalid cursor for {method}")
-    return value[2]
 
 
 async def page(call: Call, entries: Sequence[Any]) -> tuple[list[Any], str | Any]:

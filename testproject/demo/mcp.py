@@ -13,7 +13,10 @@ as ``library``. It shows the usual shapes of a Django-backed server:
 * ``library://catalog`` (fixed, publicly cacheable),
   ``library://books/{isbn}`` (with ISBN completion) and
   ``library://authors/{author_id}/books`` (plain text);
-* ``recommend-book``: a prompt with genre/audience completion.
+* ``recommend-book``: a prompt with genre/audience completion;
+* ``admin-book-list``, ``admin-book-get`` and ``admin-book-change``: the
+  ``BookAdmin`` of the Django admin as tools (``ModelAdminTools``), for
+  active staff with the book permissions.
 
 Because ``set-stock`` is guarded, the listings depend on the caller and are
 always sent with ``cacheScope: "private"``, whatever ``LibraryServer.cache``
@@ -43,8 +46,10 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
+from django_mcp.contrib.admin import ModelAdminTools
 from django_mcp.exceptions import ResourceNotFound
 from django_mcp.schemas import Schema, rule
+from testproject.demo.admin import BookAdmin
 from testproject.demo.models import Author, Book
 
 __all__ = [
@@ -414,7 +419,14 @@ class LibraryServer(Server):
     # Listings would be shareable, but set-stock's permission makes them
     # depend on the caller: the dispatcher then sends them as private.
     cache = CacheHint(ttl_ms=300_000, scope="public")
-    tools = (SearchBooksTool, BookDetailsTool, SetStockTool, RestockReportTool)
+    tools = (
+        SearchBooksTool,
+        BookDetailsTool,
+        SetStockTool,
+        RestockReportTool,
+        # The library's own admin, for staff: the same permissions, forms and history.
+        *ModelAdminTools(BookAdmin, prefix="admin-book", actions=("list", "get", "change")),
+    )
     resources = (CatalogResource, BookResource, AuthorBooksResource)
     prompts = (RecommendBookPrompt,)
 

@@ -1,0 +1,288 @@
+"""A project's ModelAdmins as MCP tools, with the admin's permissions and row scope.
+
+``ModelAdminTools(BookAdmin, prefix="admin-book", actions=(...))`` returns a
+tuple of ordinary ``Tool`` classes to list in a server's ``tools``::
+
+    class ShelfServer(Server):
+        tools = (*ModelAdminTools(BookAdmin, actions=("list", "get", "change")),)
+
+Actions: ``list``, ``get``, ``add``, ``change``, ``delete`` and the admin's
+own actions by name (``delete_selected``, or a method listed in
+``actions``); by default ``list`` and ``get`` only. Tool names are
+``<prefix>-<action>`` with ``_`` written as ``-``; the prefix defaults to
+the model name.
+
+The admin's code runs in-process as the MCP caller, with its rules:
+
+* A tool is visible (and callable) only when the site's
+  ``has_permission()`` and the action's permission method allow it;
+  otherwise it is absent from ``tools/list`` and answers like an unknown
+  tool.
+* Every lookup goes through ``get_queryset()`` (and ``get_search_results()``
+  for ``search``): a row outside it answers exactly like a missing one.
+* Writes use ``get_form()``, ``save_model()``, ``save_related()`` and
+  ``delete_model()`` (an action, its own function) in a transaction, and
+  add a ``LogEntry`` under the caller.
+* Results show ``id`` and the change page's model fields, never a field
+  the admin's form leaves out.
+
+See ``docs/contrib.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+import msgspec
+from django.contrib import admin
+from django.contrib.admin.utils import model_format_dict
+from django.core.exceptions import ImproperlyConfigured
+from django.db import models
+
+from django_mcp.contrib._calls import (
+    REQUIRED,
+    build_schema,
+    class_name,
+    inner_request,
+    list_of,
+    page_fields,
+    pk_type,
+    tool_name,
+)
+from django_mcp.contrib.admin._forms import input_type, model_fields, output_type
+from django_mcp.contrib.admin._tools import (
+    AdminActionTool,
+    AdminAddTool,
+    AdminChangeTool,
+    AdminDeleteTool,
+    AdminGetTool,
+    AdminListTool,
+    AdminTool,
+)
+from django_mcp.request import McpRequest
+from django_mcp.schemas import Schema
+from django_mcp.server.primitives import Tool, ToolAnnotations
+
+__all__ = ["ModelAdminTools"]
+
+#: The admin views a tool can stand for, besides the admin's own actions.
+STANDARD_ACTIONS = ("list", "get", "add", "change", "delete")
+
+_READ = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+_ANNOTATIONS = {
+    "list": _READ,
+    "get": _READ,
+    "add": ToolAnnotations(read_only=False, destructive=False, idempotent=False, open_world=False),
+    "change": ToolAnnotations(read_only=False, destructive=False, idempotent=True, open_world=False),
+    "delete": ToolAnnotations(read_only=False, destructive=True, idempotent=True, open_world=False),
+}
+# Admin actions work on many rows at once: the playground asks first.
+_BULK = ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=False)
+
+
+def ModelAdminTools(  # noqa: N802 - spelled like the classes it returns
+    admin_class: type[admin.ModelAdmin[Any]],
+    *,
+    prefix: str | None = None,
+    actions: Iterable[str] = ("list", "get"),
+    site: admin.AdminSite | None = None,
+    model: type[models.Model] | None = None,
+) -> tuple[type[Tool[Any, Any]], ...]:
+    """Return tools running ``actions`` of the ModelAdmin ``admin_class``.
+
+    The instance registered on ``site`` (default ``django.contrib.admin.site``)
+    is used; ``model`` picks one when the class is registered for several
+    models, or names the model to instantiate the class for when it is not
+    registered.
+
+    Raises:
+        ImproperlyConfigured: the admin cannot be found, or an action is
+            unknown.
+    """
+    site = admin.site if site is None else site
+    model_admin = _model_admin(admin_class, site, model)
+    opts = model_admin.model._meta
+    prefix = opts.model_name if prefix is None else prefix
+    if isinstance(actions, str):
+        raise ImproperlyConfigured(
+            f"ModelAdminTools({admin_class.__qualname__}): actions must be a tuple of names, not a string"
+        )
+    names = tuple(actions)
+    if len(set(names)) != len(names):
+        raise ImproperlyConfigured(f"ModelAdminTools({admin_class.__qualname__}): an action is listed twice")
+    factory = _Factory(model_admin, admin_class, prefix)
+    return tuple(factory.tool(action) for action in names)
+
+
+def _model_admin(
+    admin_class: Any, site: admin.AdminSite, model: type[models.Model] | None
+) -> admin.ModelAdmin[Any]:
+    label = getattr(admin_class, "__qualname__", repr(admin_class))
+    if not (isinstance(admin_class, type) and issubclass(admin_class, admin.ModelAdmin)):
+        raise ImproperlyConfigured(f"ModelAdminTools() needs a ModelAdmin subclass, got {admin_class!r}")
+    # AdminSite has no public way to list its ModelAdmins by class.
+    registered = [instance for instance in site._registry.values() if type(instance) is admin_class]
+    if model is not None:
+        registered = [instance for instance in registered if instance.model is model]
+        return registered[0] if registered else admin_class(model, site)
+    if len(registered) == 1:
+        return registered[0]
+    if not registered:
+        raise ImproperlyConfigured(
+            f"ModelAdminTools({label}): {label} is not registered on the {site.name!r} admin site; "
+            "register it first (import its admin module) or pass model=..."
+        )
+    raise ImproperlyConfigured(
+        f"ModelAdminTools({label}): {label} is registered for several models; pass model=..."
+    )
+
+
+def _schema_request() -> Any:
+    """Return the request forms are built with for the published schemas.
+
+    Schemas are the same for every caller, so they are built for an
+    anonymous one: an admin whose form depends on the user publishes its
+    anonymous form, and the caller's own form still validates each call.
+    """
+    request = McpRequest(method="tools/list", params={}, meta={}, protocol_version="", client_capabilities={})
+    return inner_request(request, "GET")
+
+
+class _Factory:
+    """Build the tool classes of one ModelAdmin."""
+
+    def __init__(self, model_admin: admin.ModelAdmin[Any], admin_class: type[Any], prefix: str) -> None:
+        self.model_admin = model_admin
+        self.model = model_admin.model
+        self.opts = self.model._meta
+        self.module = admin_class.__module__
+        self.label = f"ModelAdminTools({admin_class.__qualname__})"
+        self.prefix = prefix
+        request = _schema_request()
+        self.form = model_admin.get_form(request, None, change=False)
+        self.fields = model_fields(self.model, model_admin.get_fields(request, None))
+
+    def tool(self, action: Any) -> type[Tool[Any, Any]]:
+        """Return the tool class for ``action``."""
+        if not isinstance(action, str):
+            raise ImproperlyConfigured(f"{self.label}: action names are strings, got {action!r}")
+        name = tool_name(self.prefix, action)
+        cls = class_name(name)
+        verbose, plural = str(self.opts.verbose_name), str(self.opts.verbose_name_plural)
+        item = self._output(f"{cls}Result")
+        attrs: dict[str, Any]
+        if action == "list":
+            base: type[AdminTool] = AdminListTool
+            search = bool(self.model_admin.search_fields)
+            searched = ", ".join(str(field) for field in self.model_admin.search_fields)
+            attrs = {
+                "title": f"List {plural}",
+                "description": f"List {plural} as the admin shows them, one page at a time"
+                + (f"; search looks in {searched}." if search else "."),
+                "input": self._schema(f"{cls}Input", page_fields(search=search)),
+                "output": build_schema(
+                    f"{cls}Page",
+                    module=self.module,
+                    doc=f"One page of {plural}.",
+                    fields=[("results", list_of(item), REQUIRED), ("nextCursor", str | None, None)],
+                ),
+            }
+        elif action == "get":
+            base = AdminGetTool
+            attrs = {
+                "title": f"Get {verbose}",
+                "description": f"Return one {verbose} by its ID, as its admin change page shows it.",
+                "input": self._schema(f"{cls}Input", [self._id()]),
+                "output": item,
+            }
+        elif action == "add":
+            base = AdminAddTool
+            attrs = {
+                "title": f"Add {verbose}",
+                "description": f"Add a {verbose} through its admin form.",
+                "input": self._schema(f"{cls}Input", self._form_fields(partial=False)),
+                "output": item,
+            }
+        elif action == "change":
+            base = AdminChangeTool
+            attrs = {
+                "title": f"Change {verbose}",
+                "description": f"Change a {verbose} through its admin form: give its ID and only the "
+                "fields to change; the others keep their values.",
+                "input": self._schema(f"{cls}Input", [self._id(), *self._form_fields(partial=True)]),
+                "output": item,
+            }
+        elif action == "delete":
+            base = AdminDeleteTool
+            attrs = {
+                "title": f"Delete {verbose}",
+                "description": f"Delete a {verbose} by its ID, with what the admin deletes along with it.",
+                "input": self._schema(f"{cls}Input", [self._id()]),
+            }
+        else:
+            base, attrs = AdminActionTool, self._action(action, cls)
+        attrs.setdefault("annotations", _ANNOTATIONS.get(action, _BULK))
+        attrs.update(
+            name=name,
+            model_admin=self.model_admin,
+            __module__=self.module,
+            __qualname__=cls,
+            __doc__=attrs["description"],
+        )
+        return type(cls, (base,), attrs)
+
+    def _action(self, action: str, cls: str) -> dict[str, Any]:
+        found = self.model_admin.get_action(action)
+        if found is None:
+            choices = ", ".join(STANDARD_ACTIONS)
+            raise ImproperlyConfigured(
+                f"{self.label}: unknown action {action!r}: use {choices} or the name of one of the "
+                "admin's actions"
+            )
+        description = str(found[2]) % model_format_dict(self.opts)
+        plural = str(self.opts.verbose_name_plural)
+        ids = list_of(pk_type(self.model))
+        return {
+            "title": description,
+            "description": f"{description} (the admin action {action!r}) for the {plural} with the "
+            "given IDs.",
+            "input": self._schema(f"{cls}Input", [("ids", _min_one(ids), REQUIRED)]),
+            "action_name": action,
+        }
+
+    def _id(self) -> tuple[str, Any, Any]:
+        return ("id", pk_type(self.model), REQUIRED)
+
+    def _form_fields(self, *, partial: bool) -> list[tuple[str, Any, Any]]:
+        fields = []
+        form = self.form()
+        for name, field in self.form.base_fields.items():
+            kind = input_type(field)
+            if kind is None or (partial and name == "id"):
+                continue
+            if partial:
+                default: Any = msgspec.UNSET
+                kind = kind | msgspec.UnsetType
+            elif field.required and form.get_initial_for_field(field, name) in (None, "", [], ()):
+                default = REQUIRED
+            else:
+                default = msgspec.UNSET
+                kind = kind | msgspec.UnsetType
+            fields.append((name, kind, default))
+        return fields
+
+    def _output(self, name: str) -> type[Schema]:
+        verbose = str(self.opts.verbose_name)
+        fields: list[tuple[str, Any, Any]] = [("id", pk_type(self.model), REQUIRED)]
+        fields += [(field.name, output_type(field), None) for field in self.fields if field.name != "id"]
+        return build_schema(
+            name, module=self.module, doc=f"A {verbose} as the admin shows it.", fields=fields
+        )
+
+    def _schema(self, name: str, fields: list[tuple[str, Any, Any]]) -> type[Schema]:
+        return build_schema(name, module=self.module, doc=None, fields=fields)
+
+
+def _min_one(kind: Any) -> Any:
+    return Annotated[kind, msgspec.Meta(min_length=1)]
