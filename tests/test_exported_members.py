@@ -85,7 +85,6 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.asgi": ["McpASGIApp"],
     "django_mcp.auth": ["can_use", "can_use_unknown", "find_usable"],
     "django_mcp.checks": ["check_deploy", "check_servers", "check_settings"],
-    "django_mcp.cursors": ["decode_cursor", "encode_cursor"],
     "django_mcp.conf": [
         "DEFAULT_LIMITS",
         "DEFAULTS",
@@ -108,6 +107,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "OAuthToolkitAuthentication",
         "bearer_token",
     ],
+    "django_mcp.cursors": ["decode_cursor", "encode_cursor"],
     "django_mcp.dispatcher": ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"],
     "django_mcp.dispatcher.admission": ["OPEN_STREAMS", "OpenStreams"],
     "django_mcp.dispatcher.asking": ["client_requester"],
