@@ -457,19 +457,8 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
     return messages
 
 
-#: What each django_mcp.contrib tool factory needs installed: the app, the
-#: check id and the hint.
-_CONTRIB_APPS: dict[str, tuple[str, str]] = {
-    "rest_framework": (
-        "django_mcp.E025",
-        "pip install 'django-mcp-toolkit[drf]' and add 'rest_framework' to INSTALLED_APPS.",
-    ),
-    "django.contrib.admin": (
-        "django_mcp.E026",
-        "Add 'django.contrib.admin' (and the apps it needs) to INSTALLED_APPS: the tools run the "
-        "admin's code and log their writes in its LogEntry table.",
-    ),
-}
+#: The apps django_mcp.contrib tool factories need installed.
+_CONTRIB_APPS = ("rest_framework", "django.contrib.admin")
 
 
 def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
@@ -482,15 +471,27 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
     messages: list[CheckMessage] = []
     for app, tools in needed.items():
         missing = importlib.util.find_spec(app.partition(".")[0]) is None
-        if missing or not apps.is_installed(app):
-            check_id, hint = _CONTRIB_APPS[app]
-            state = "is not installed" if missing else "is not in INSTALLED_APPS"
+        if not missing and apps.is_installed(app):
+            continue
+        state = "is not installed" if missing else "is not in INSTALLED_APPS"
+        text = f"{where} serves {', '.join(tools)}, which need {app!r}, but it {state}."
+        if app == "rest_framework":
             messages.append(
                 Error(
-                    f"{where} serves {', '.join(tools)}, which need {app!r}, but it {state}.",
-                    hint=hint,
+                    text,
+                    hint="pip install 'django-mcp-toolkit[drf]' and add 'rest_framework' to INSTALLED_APPS.",
                     obj=compiled.server,
-                    id=check_id,
+                    id="django_mcp.E025",
+                )
+            )
+        else:
+            messages.append(
+                Error(
+                    text,
+                    hint="Add 'django.contrib.admin' (and the apps it needs) to INSTALLED_APPS: the tools "
+                    "run the admin's code and log their writes in its LogEntry table.",
+                    obj=compiled.server,
+                    id="django_mcp.E026",
                 )
             )
     return messages
