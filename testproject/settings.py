@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import secrets
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent
 SECRET_KEY_FILE = BASE_DIR / ".secret_key"
@@ -102,17 +102,20 @@ if os.environ.get("DJANGO_MCP_PG_NAME"):
         }
     }
 
-# Tool calls answered with MCP tasks run on Django's Tasks framework (Django
-# 6, else the django-tasks backport of the tasks extra). In-process tests run
-# them inside the request (immediate backend); DJANGO_MCP_TASKS=database
-# stores them with django-tasks-db for `manage.py db_worker` processes.
+# Tool calls answered with MCP tasks: with no TASKS setting (the demo, and the
+# live servers the tests start) they run in a thread pool inside the server
+# process, django_mcp's default. Under pytest, in-process tests run them
+# inside the request (the immediate backend of Django 6's Tasks framework,
+# else of the django-tasks backport); DJANGO_MCP_TASKS=database stores them
+# with django-tasks-db for `manage.py db_worker` processes, =immediate and
+# =pool choose the others explicitly.
 if importlib.util.find_spec("django_tasks_db") is not None:
     INSTALLED_APPS.append("django_tasks_db")
-_TASKS_PACKAGE = "django.tasks" if importlib.util.find_spec("django.tasks") else "django_tasks"
-TASKS: dict[str, dict[str, Any]] = {
-    "default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}
-}
-if os.environ.get("DJANGO_MCP_TASKS") == "database":
+_TASKS_MODE = os.environ.get("DJANGO_MCP_TASKS") or ("immediate" if "pytest" in sys.modules else "pool")
+if _TASKS_MODE == "immediate":
+    _TASKS_PACKAGE = "django.tasks" if importlib.util.find_spec("django.tasks") else "django_tasks"
+    TASKS = {"default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}}
+elif _TASKS_MODE == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

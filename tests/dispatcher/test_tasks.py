@@ -222,7 +222,10 @@ async def test_optional_tool_answers_a_flat_task_to_a_declaring_client(dispatche
 
     assert len(created["taskId"]) == 43  # TASK_ID_BYTES of URL-safe Base64
     assert TASK_ID_BYTES == 32
-    assert created["ttlMs"] == 3_600_000
+    record = await McpTask.objects.aget(pk=created["taskId"])
+    assert record.expires_at is not None  # run in the request: kept an hour from its end
+    assert created["ttlMs"] == round((record.expires_at - record.created_at).total_seconds() * 1000)
+    assert created["ttlMs"] >= 3_600_000
     assert created["pollIntervalMs"] == 1000
     assert created["createdAt"].endswith("Z")
     assert not {"result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval"} & set(
