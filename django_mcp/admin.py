@@ -21,8 +21,12 @@ staff only, CSRF-protected) and extending the admin's templates:
 * the component's history (the model's history URL): the playground calls
   recorded in the admin log.
 
-A custom admin site registers the same pair:
-``site.register(McpCatalog, McpCatalogAdmin)``.
+The section also lists the tasks of the tasks extension (``McpTask``,
+``McpTaskAdmin``: status, owner, age, lease, and a "stuck" filter).
+
+A custom admin site registers the same pairs:
+``site.register(McpCatalog, McpCatalogAdmin)`` and
+``site.register(McpTask, McpTaskAdmin)``.
 
 ``mcp_catalog_view()`` still returns the older one-page catalog (every
 server and component on one page) for a URL pattern of your own.
@@ -58,12 +62,14 @@ from django_mcp._admin.catalog import (
     visible_keys,
 )
 from django_mcp._admin.playground import Playground, complete
-from django_mcp.models import McpCatalog
+from django_mcp._admin.tasks import McpTaskAdmin
+from django_mcp.models import McpCatalog, McpTask
 
 __all__ = [
     "CatalogEntry",
     "McpCatalogAdmin",
     "McpCatalogView",
+    "McpTaskAdmin",
     "ServerCatalog",
     "build_catalog",
     "mcp_catalog_view",
@@ -398,3 +404,4 @@ _HISTORY_LENGTH = 100
 
 if apps.is_installed("django.contrib.admin"):
     admin.site.register(McpCatalog, McpCatalogAdmin)
+    admin.site.register(McpTask, McpTaskAdmin)

@@ -246,7 +246,9 @@ def _task_alias() -> str | None:
         return str(alias)
     # Django 6 always has a TASKS setting (an immediate backend): only one
     # the project wrote itself says where its jobs should run.
-    return "default" if settings.is_overridden("TASKS") else None
+    # django-stubs' plugin types `settings` as the settings module, without
+    # LazySettings' own methods.
+    return "default" if settings.is_overridden("TASKS") else None  # type: ignore[misc]
 
 
 @functools.cache

@@ -77,7 +77,9 @@ class TaskPool:
             if self._idle:
                 self._ready.notify()
             elif len(self._workers) < self.threads:
-                worker = threading.Thread(target=self._work, name=f"mcp-task-{len(self._workers)}", daemon=True)
+                worker = threading.Thread(
+                    target=self._work, name=f"mcp-task-{len(self._workers)}", daemon=True
+                )
                 self._workers.append(worker)
                 worker.start()
         if task_id is not None:

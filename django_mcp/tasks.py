@@ -34,7 +34,6 @@ from typing import Any, Final
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import ImproperlyConfigured
-from django.utils import timezone
 
 from django_mcp._tasks_framework import framework
 from django_mcp.conf import get_settings

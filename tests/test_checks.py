@@ -900,7 +900,7 @@ def test_task_tools_without_the_tasks_framework_are_e023(
     def missing() -> Any:
         raise ImproperlyConfigured("no framework")
 
-    monkeypatch.setattr(django_mcp.tasks, "_framework", missing)
+    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
     registry._registry["web"]["tasks"] = TaskToolServer
     registry._registry["web"]["good"] = GoodServer  # no task tool: never reported
 
@@ -923,7 +923,7 @@ def test_task_tools_with_an_unknown_task_backend_are_e024(servers: None, setting
         Error(
             "Tools of web server 'tasks', local server 'tasks' run as tasks, but MCP_TASK_BACKEND is "
             "unusable: TASKS alias 'nowhere': The connection 'nowhere' doesn't exist.",
-            hint="Name an alias of TASKS in MCP_TASK_BACKEND (default 'default') whose BACKEND imports, "
+            hint="Name an alias of TASKS in MCP_TASK_BACKEND (None means 'default') whose BACKEND imports, "
             "e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
             id="django_mcp.E024",
         )

@@ -53,8 +53,10 @@ async def check_quota(settings: McpSettings, client: str) -> None:
     from django_mcp.models import McpTask
 
     live_limit = settings.max_tasks_per_client
-    rate = None if settings.task_rate_limit is None else parse_rate(
-        settings.task_rate_limit, setting="MCP_TASK_RATE_LIMIT"
+    rate = (
+        None
+        if settings.task_rate_limit is None
+        else parse_rate(settings.task_rate_limit, setting="MCP_TASK_RATE_LIMIT")
     )
     if live_limit is None and rate is None:
         return

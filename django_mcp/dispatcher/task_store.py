@@ -251,7 +251,8 @@ def lapse(record: McpTask, *, retry: bool) -> bool:
         changes.update(status=McpTask.Status.CANCELLED, expires_at=_expiry(record.ttl_ms, now))
     elif retry:
         changes.update(
-            retries_left=F("retries_left") - 1, status_message=f"{QUEUED} again: the worker running it stopped"
+            retries_left=F("retries_left") - 1,
+            status_message=f"{QUEUED} again: the worker running it stopped",
         )
     else:
         error = error_object(InternalError(LOST_WORKER))
