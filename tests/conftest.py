@@ -186,7 +186,9 @@ def start_tasks_worker() -> Callable[..., contextlib.AbstractContextManager[subp
 
 
 @contextlib.contextmanager
-def _live_server(tmp_path_factory: pytest.TempPathFactory, **extra_env: str) -> Iterator[str]:
+def _live_server(
+    tmp_path_factory: pytest.TempPathFactory, *, workers: bool = True, **extra_env: str
+) -> Iterator[str]:
     database = tmp_path_factory.mktemp("live") / "live.sqlite3"
     env = {
         **os.environ,
@@ -194,13 +196,15 @@ def _live_server(tmp_path_factory: pytest.TempPathFactory, **extra_env: str) -> 
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
         **extra_env,
     }
-    if TASKS_DB:
+    env.pop("DJANGO_MCP_TASKS", None)
+    workers = workers and TASKS_DB
+    if workers:
         env["DJANGO_MCP_TASKS"] = "database"
     migrate(env)
     port = _free_port()
     command = uvicorn_command(port)
     log_path = tmp_path_factory.mktemp("live-log") / "uvicorn.log"
-    worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if TASKS_DB else contextlib.nullcontext()
+    worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if workers else contextlib.nullcontext()
     with _serve(command, port=port, log_path=log_path, env=env), worker:
         yield f"http://127.0.0.1:{port}"
 
@@ -212,6 +216,16 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     MCP requests take ``McpASGIApp``'s fast path (``testproject/asgi.py``).
     """
     with _live_server(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def demo_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the demo project as ``.ci/demo`` does: one uvicorn process, SQLite, no Tasks worker.
+
+    No ``TASKS`` setting: MCP tasks run in the server process's thread pool.
+    """
+    with _live_server(tmp_path_factory, workers=False) as url:
         yield url
 
 
