@@ -121,6 +121,9 @@ elif _TASKS_MODE == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The worker-fault tests (tests/live/test_tasks_workers.py) shorten task leases.
+if os.environ.get("DJANGO_MCP_TASK_LEASE_TIMEOUT"):
+    MCP_TASK_LEASE_TIMEOUT = float(os.environ["DJANGO_MCP_TASK_LEASE_TIMEOUT"])
 
 # Several worker processes sharing one Redis (tests/live/test_workers.py,
 # tests/bench/multi_worker.py): change events and 2025-11-25 sessions go
