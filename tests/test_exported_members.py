@@ -207,6 +207,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "Readable",
         "honoured_filter",
         "listen",
+        "offers_tasks",
         "session_notifications",
         "watches",
     ],
