@@ -134,6 +134,8 @@ class TaskPool:
 
 
 _pools: dict[tuple[int, int], TaskPool] = {}
+_backend_pools: dict[tuple[int, int, str], TaskPool] = {}
+_backend_results: dict[str, tuple[collections.OrderedDict[str, Any], threading.Lock]] = {}
 _pools_lock = threading.Lock()
 
 
@@ -168,6 +170,8 @@ def _backend_class() -> type[Any]:
 
         ``OPTIONS`` may hold ``THREADS`` (default ``MCP_TASK_THREADS``).
         Results are kept in this process only, the last ``MAX_RESULTS``.
+        The framework makes a backend object per thread: the pool and the
+        results belong to the alias, shared by all of them.
         """
 
         supports_async_task = True
@@ -176,10 +180,23 @@ def _backend_class() -> type[Any]:
         def __init__(self, alias: str, params: dict[str, Any]) -> None:
             super().__init__(alias, params)
             threads = self.options.get("THREADS")
-            self.pool = TaskPool(int(threads)) if threads is not None else None
+            self.threads = int(threads) if threads is not None else None
             self.worker_id = utils.get_random_id()
-            self._results: collections.OrderedDict[str, Any] = collections.OrderedDict()
-            self._results_lock = threading.Lock()
+            with _pools_lock:
+                shared = _backend_results.setdefault(alias, (collections.OrderedDict(), threading.Lock()))
+            self._results, self._results_lock = shared
+
+        @property
+        def pool(self) -> TaskPool:
+            """Return the pool running this alias's jobs in this process."""
+            if self.threads is None:
+                return get_pool()
+            key = (os.getpid(), self.threads, self.alias)
+            with _pools_lock:
+                pool = _backend_pools.get(key)
+                if pool is None:
+                    pool = _backend_pools[key] = TaskPool(self.threads)
+                return pool
 
         def enqueue(self, task: Any, args: Any, kwargs: Any) -> Any:
             self.validate_task(task)
@@ -202,8 +219,7 @@ def _backend_class() -> type[Any]:
                 while len(self._results) > MAX_RESULTS:
                     self._results.popitem(last=False)
             task_id = args[0] if task.module_path == job_path and args else None
-            pool = self.pool if self.pool is not None else get_pool()
-            pool.submit(functools.partial(self._execute, result), task_id=task_id)
+            self.pool.submit(functools.partial(self._execute, result), task_id=task_id)
             return result
 
         def _execute(self, result: Any) -> None:
