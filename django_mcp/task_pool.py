@@ -30,6 +30,7 @@ import logging
 import os
 import secrets
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -155,12 +156,12 @@ def get_pool() -> TaskPool:
 @functools.cache
 def _backend_class() -> type[Any]:
     from django.utils import timezone
+    from django.utils.crypto import get_random_string
 
     from django_mcp._tasks_framework import framework_module
 
     tasks = framework_module("base")
     base = framework_module("backends.base").BaseTaskBackend
-    utils = framework_module("utils")
     exceptions = framework_module("exceptions")
 
     job_path = "django_mcp.tasks.run_tool_task"
@@ -181,7 +182,7 @@ def _backend_class() -> type[Any]:
             super().__init__(alias, params)
             threads = self.options.get("THREADS")
             self.threads = int(threads) if threads is not None else None
-            self.worker_id = utils.get_random_id()
+            self.worker_id = get_random_string(32)
             with _pools_lock:
                 shared = _backend_results.setdefault(alias, (collections.OrderedDict(), threading.Lock()))
             self._results, self._results_lock = shared
@@ -202,7 +203,7 @@ def _backend_class() -> type[Any]:
             self.validate_task(task)
             result = tasks.TaskResult(
                 task=task,
-                id=utils.get_random_id(),
+                id=get_random_string(32),
                 status=tasks.TaskResultStatus.READY,
                 enqueued_at=timezone.now(),
                 started_at=None,
@@ -235,8 +236,8 @@ def _backend_class() -> type[Any]:
                 object.__setattr__(result, "status", tasks.TaskResultStatus.FAILED)
                 result.errors.append(
                     tasks.TaskError(
-                        exception_class_path=utils.get_module_path(type(exc)),
-                        traceback=utils.get_exception_traceback(exc),
+                        exception_class_path=f"{type(exc).__module__}.{type(exc).__qualname__}",
+                        traceback="".join(traceback.format_exception(exc)),
                     )
                 )
                 raise

@@ -151,6 +151,6 @@ def test_with_no_tasks_setting_tasks_run_in_the_pool_without_the_framework(
     )
     task_id = reply["result"]["taskId"]
 
-    assert reply["result"]["statusMessage"] == "queued"
+    assert reply["result"]["statusMessage"] in ("queued", "running")  # a pool thread may be quicker
     _wait(lambda: McpTask.objects.get(pk=task_id).status == "completed")
     assert McpTask.objects.get(pk=task_id).started_at is not None
