@@ -45,7 +45,8 @@ def test_the_command_empties_expired_rows_and_keeps_the_others(settings: Any) ->
 
     assert set(McpTask.objects.values_list("pk", flat=True)) == {"kept", "queued"}
     assert said == (
-        "Settled 0 task(s) whose worker stopped; deleted 2 expired task(s) and no Tasks backend jobs to prune."
+        "Settled 0 task(s) whose worker stopped; deleted 2 expired task(s) "
+        "and no Tasks backend jobs to prune."
     )
 
 
