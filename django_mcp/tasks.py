@@ -83,9 +83,11 @@ async def enqueue(task_id: str) -> None:
     alias = get_settings().task_backend
     try:
         if alias is None:
-            job_id = get_pool().submit(functools.partial(_run, task_id), task_id=task_id)
-        else:
-            job_id = str((await _task_for(alias).aenqueue(task_id)).id)
+            # Stored first: the pool's thread may start the run at once.
+            await McpTask.objects.filter(pk=task_id).aupdate(job_id=f"pool:{task_store.holder()}")
+            get_pool().submit(functools.partial(_run, task_id), task_id=task_id)
+            return
+        job_id = str((await _task_for(alias).aenqueue(task_id)).id)
     except Exception as exc:
         logger.exception("Could not enqueue task %s on Tasks backend %r", task_id, alias)
         error = InternalError("The task could not be started")

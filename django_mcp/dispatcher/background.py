@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 from asgiref.sync import sync_to_async
 from django.apps import apps
-from django.db import connections
+from django.db import OperationalError, connections
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_settings
@@ -64,12 +64,15 @@ from django_mcp.server.compiler import CompiledServer, compiled_server
 if TYPE_CHECKING:
     from django_mcp.models import McpTask
 
-__all__ = ["CANCEL_CHECK_INTERVAL", "run"]
+__all__ = ["CANCEL_CHECK_INTERVAL", "CLAIM_ATTEMPTS", "run"]
 
 logger = logging.getLogger(__name__)
 
 CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
 """How often a running task looks for a cancellation and writes its status message."""
+
+CLAIM_ATTEMPTS: Final = 5
+"""How many times a run tries to claim its task while the database is locked."""
 
 _encoder = msgspec.json.Encoder()
 
@@ -80,7 +83,7 @@ async def run(task_id: str) -> bool:
     Return True when the task must run again at once (it asked for state
     only, no input).
     """
-    record = await sync_to_async(task_store.claim)(task_id, get_settings().task_lease_timeout)
+    record = await _claim(task_id)
     if record is None:
         return False
     try:
@@ -92,6 +95,25 @@ async def run(task_id: str) -> bool:
             task_id, run=record.runs, ttl_ms=record.ttl_ms, error=task_store.error_object(error)
         )
         raise
+
+
+async def _claim(task_id: str) -> McpTask | None:
+    """Claim the task, trying again when the database is momentarily locked.
+
+    SQLite reports a table another connection is writing as locked: at once
+    in shared-cache mode (in-memory test databases), after its busy timeout
+    otherwise. A run that loses that race (the request that enqueued it is
+    still writing the job id) tries again shortly rather than fail its job.
+    """
+    lease = get_settings().task_lease_timeout
+    for attempt in range(CLAIM_ATTEMPTS):
+        try:
+            return await sync_to_async(task_store.claim)(task_id, lease)
+        except OperationalError:
+            if attempt == CLAIM_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+    return None  # not reached: the last attempt returns or raises
 
 
 async def _run(record: McpTask) -> bool:
