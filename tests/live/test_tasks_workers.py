@@ -228,7 +228,8 @@ def test_cancelling_through_one_web_worker_stops_the_work_in_the_tasks_worker(
         {"name": "slow_compute", "arguments": {"seconds": 60, "label": "long"}},
         name="slow_compute",
     )
-    wait_for(lambda: "statusMessage" in get(second, created["taskId"]))  # the handler is running
+    # The handler is running: it has published its own status message.
+    wait_for(lambda: get(second, created["taskId"]).get("statusMessage", "").endswith("s left"))
 
     ack = post(second, "tasks/cancel", {"taskId": created["taskId"]}, name=created["taskId"])
     cancelled = wait_for(lambda: (state := get(first, created["taskId"]))["status"] != "working" and state)
