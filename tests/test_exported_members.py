@@ -120,7 +120,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "parse_message",
     ],
     "django_mcp.dispatcher.admission": ["OPEN_STREAMS", "OpenStreams", "ServerBusy", "TooManyStreams"],
-    "django_mcp.dispatcher.background": ["CANCEL_CHECK_INTERVAL", "run"],
+    "django_mcp.dispatcher.background": ["CANCEL_CHECK_INTERVAL", "CLAIM_ATTEMPTS", "run"],
     "django_mcp.dispatcher.closing": ["CLOSING", "Closing", "install_signal_handlers"],
     "django_mcp.dispatcher.codec": [
         "CLIENT_REQUEST_TIMEOUT",

@@ -215,7 +215,8 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
     await record.asave(force_insert=True)
     await enqueue(record.pk)
     stored = await McpTask.objects.aget(pk=record.pk)  # an immediate backend has run it already
-    return CreateTaskResult(**_fields(stored))
+    # As of its creation: a fresh task's ttlMs is the TTL itself.
+    return CreateTaskResult(**_fields(stored, now=stored.updated_at))
 
 
 def _user_pk(user: Any) -> str:
@@ -281,13 +282,13 @@ async def _find(call: Call, *, check: bool = True) -> McpTask:
 # ------------------------------------------------------------------- shapes
 
 
-def _fields(record: McpTask) -> dict[str, Any]:
+def _fields(record: McpTask, now: datetime.datetime | None = None) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "task_id": record.pk,
         "status": record.status,
         "created_at": _timestamp(record.created_at),
         "last_updated_at": _timestamp(record.updated_at),
-        "ttl_ms": ttl_ms(record),
+        "ttl_ms": ttl_ms(record, now),
     }
     if record.status_message:
         fields["status_message"] = record.status_message
