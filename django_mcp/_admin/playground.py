@@ -541,6 +541,9 @@ def result_view(kind: str, outcome: Outcome) -> dict[str, Any]:
         return view
     if outcome.input_required:
         return view
+    if outcome.task_id is not None:
+        view["task"] = True  # the task panel shows the rest
+        return view
     if kind == "tool":
         view["blocks"] = [content_view(block) for block in result.get("content") or ()]
         view["is_error"] = outcome.is_error
