@@ -21,8 +21,12 @@ staff only, CSRF-protected) and extending the admin's templates:
 * the component's history (the model's history URL): the playground calls
   recorded in the admin log.
 
-A custom admin site registers the same pair:
-``site.register(McpCatalog, McpCatalogAdmin)``.
+The section also lists the tasks of the tasks extension (``McpTask``,
+``McpTaskAdmin``: status, owner, age, lease, and a "stuck" filter).
+
+A custom admin site registers the same pairs:
+``site.register(McpCatalog, McpCatalogAdmin)`` and
+``site.register(McpTask, McpTaskAdmin)``.
 
 ``mcp_catalog_view()`` still returns the older one-page catalog (every
 server and component on one page) for a URL pattern of your own.
@@ -58,12 +62,14 @@ from django_mcp._admin.catalog import (
     visible_keys,
 )
 from django_mcp._admin.playground import Playground, complete
-from django_mcp.models import McpCatalog
+from django_mcp._admin.tasks import McpTaskAdmin
+from django_mcp.models import McpCatalog, McpTask
 
 __all__ = [
     "CatalogEntry",
     "McpCatalogAdmin",
     "McpCatalogView",
+    "McpTaskAdmin",
     "ServerCatalog",
     "build_catalog",
     "mcp_catalog_view",
@@ -195,6 +201,7 @@ class McpCatalogAdmin(_ModelAdmin):
             path("", wrap(self.changelist_view), name=f"{info}_changelist"),
             path("server/<str:server_key>/", wrap(self.server_view), name=f"{info}_server"),
             path("complete/", wrap(self.complete_view), name=f"{info}_complete"),
+            path("task/<str:task_id>/<path:object_id>/", wrap(self.task_view), name=f"{info}_task"),
             path("<path:object_id>/history/", wrap(self.history_view), name=f"{info}_history"),
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{info}_change"),
         ]
@@ -322,6 +329,8 @@ class McpCatalogAdmin(_ModelAdmin):
             state = playground.context() if allowed else {}
         assert server.server is not None
         visible = async_to_sync(visible_keys)(server.server, request.user)
+        if state.get("task"):
+            state["task_url"] = self._url("task", state["task"]["id"], quote(entry.component_id))
         context = self._context(
             request,
             title=f"{entry.kind_label}: {entry.name}",
@@ -368,6 +377,25 @@ class McpCatalogAdmin(_ModelAdmin):
         )
         return TemplateResponse(request, "django_mcp/admin/history.html", context)
 
+    def task_view(self, request: HttpRequest, task_id: str, object_id: str) -> HttpResponse:
+        """Render the task panel of a task the playground created (polled by the page)."""
+        if request.method != "GET":
+            return HttpResponseNotAllowed(["GET"])
+        if not self.can_use_playground(request):
+            raise PermissionDenied
+        found = find_entry(unquote(object_id))
+        if found is None or found[1].kind != "tool":
+            raise Http404("No MCP tool is registered under this id.")
+        server, entry = found
+        task = Playground(server, entry, request.user).task(task_id)
+        context = self._context(
+            request,
+            entry=entry,
+            task=task,
+            task_url=self._url("task", task_id, quote(entry.component_id)),
+        )
+        return TemplateResponse(request, "django_mcp/admin/_task.html", context)
+
     def complete_view(self, request: HttpRequest) -> HttpResponse:
         """Answer the playground's argument suggestions (``completion/complete``)."""
         if request.method != "POST":
@@ -398,3 +426,4 @@ _HISTORY_LENGTH = 100
 
 if apps.is_installed("django.contrib.admin"):
     admin.site.register(McpCatalog, McpCatalogAdmin)
+    admin.site.register(McpTask, McpTaskAdmin)

@@ -24,6 +24,10 @@ Settings (``check_settings``):
 - ``E017`` ``MCP_CLIENT_IP`` is not None, a callable or an importable dotted
   path
 - ``E022`` ``MCP_EVENT_NAMESPACE`` is not None or a string without spaces
+- ``E032`` ``MCP_TASK_RATE_LIMIT`` is not ``None`` or a rate such as ``"120/m"``
+- ``E033`` ``MCP_TASK_BACKEND`` is not None or a string (a ``TASKS`` alias)
+- ``W012`` ``MCP_TASK_LEASE_TIMEOUT`` is under ``MIN_LEASE_TIMEOUT`` seconds: a
+  busy worker may miss a renewal, and its task be failed while it runs
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
@@ -50,6 +54,8 @@ Deployment (``manage.py check --deploy``):
 - ``W004`` ``MCP_SESSION_CACHE`` shares the rate-limit counters' culling cache
 - ``W005`` ``MCP_SESSION_CACHE`` is a per-process (or dummy) cache
 - ``W006`` tasks run on an immediate (in the request) or dummy (never) backend
+- ``W011`` tasks run in the in-process thread pool (no ``TASKS`` setting): a
+  stopped process loses its queued and running tasks (they fail)
 - ``W013`` ``CommonMiddleware`` would answer a disallowed ``Host`` with HTML
   (``handler400`` is not ``django_mcp.views.bad_request``)
 """
@@ -73,7 +79,10 @@ from django_mcp.conf import DEFAULTS, get_setting
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
 
-__all__ = ["check_deploy", "check_servers", "check_settings"]
+__all__ = ["MIN_LEASE_TIMEOUT", "check_deploy", "check_servers", "check_settings"]
+
+MIN_LEASE_TIMEOUT = 5
+"""Seconds under which ``MCP_TASK_LEASE_TIMEOUT`` is warned about (``W012``)."""
 
 #: Limits counted in bytes or items: positive integers.
 _INT_SETTINGS = (
@@ -88,6 +97,8 @@ _INT_SETTINGS = (
     "MCP_MAX_SESSIONS_PER_CLIENT",
     "MCP_MAX_STREAMS",
     "MCP_STREAM_BUFFER",
+    "MCP_TASK_THREADS",
+    "MCP_MAX_TASKS_PER_CLIENT",
 )
 #: Durations in seconds: positive integers or floats.
 _SECONDS_SETTINGS = (
@@ -97,11 +108,12 @@ _SECONDS_SETTINGS = (
     "MCP_QUEUE_TIMEOUT",
     "MCP_TASK_TTL",
     "MCP_TASK_POLL_INTERVAL",
+    "MCP_TASK_LEASE_TIMEOUT",
 )
 #: Settings where zero is meaningful (0 seconds of queueing: refuse at once).
 _ZERO_ALLOWED = frozenset({"MCP_QUEUE_TIMEOUT"})
-#: Settings where None is meaningful (no task expiry, no polling hint).
-_NONE_ALLOWED = frozenset({"MCP_TASK_TTL", "MCP_TASK_POLL_INTERVAL"})
+#: Settings where None is meaningful (no task expiry, no polling hint, no task quota).
+_NONE_ALLOWED = frozenset({"MCP_TASK_TTL", "MCP_TASK_POLL_INTERVAL", "MCP_MAX_TASKS_PER_CLIENT"})
 
 _MEMORY_BACKEND = "django_mcp.events.memory.MemoryEventBackend"
 _REDIS_BACKEND = "django_mcp.events.redis.RedisEventBackend"
@@ -124,6 +136,7 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_event_namespace()
     messages += _check_authentication_backends()
     messages += _check_rate_limit()
+    messages += _check_task_settings()
     messages += _check_resource_metadata()
     messages += _check_client_ip()
     return messages
@@ -344,6 +357,48 @@ def _check_rate_limit() -> list[CheckMessage]:
     return []
 
 
+def _check_task_settings() -> list[CheckMessage]:
+    from django_mcp.ratelimit import parse_rate
+
+    messages: list[CheckMessage] = []
+    rate = get_setting("MCP_TASK_RATE_LIMIT")
+    if rate is not None:
+        try:
+            parse_rate(rate, setting="MCP_TASK_RATE_LIMIT")
+        except ValueError:
+            messages.append(
+                Error(
+                    f"MCP_TASK_RATE_LIMIT must be None or a rate like '120/m', got {rate!r}.",
+                    hint="Write a positive number of tasks, a slash and a period: s (second), "
+                    "m (minute), h (hour) or d (day); None means unlimited.",
+                    id="django_mcp.E032",
+                )
+            )
+    alias = get_setting("MCP_TASK_BACKEND")
+    if alias is not None and not isinstance(alias, str):
+        messages.append(
+            Error(
+                f"MCP_TASK_BACKEND must be None or the name of a TASKS alias, got {alias!r}.",
+                hint="Name an alias of Django's TASKS setting, e.g. 'default'; None runs tasks on "
+                "'default' when TASKS is set, else in a thread pool inside the server process.",
+                id="django_mcp.E033",
+            )
+        )
+    lease = get_setting("MCP_TASK_LEASE_TIMEOUT")
+    if isinstance(lease, int | float) and not isinstance(lease, bool) and 0 < lease < MIN_LEASE_TIMEOUT:
+        messages.append(
+            CheckWarning(
+                f"MCP_TASK_LEASE_TIMEOUT is {lease!r} s: a worker renews its lease every third of "
+                "it, and one that misses a renewal (a long pause, a slow database) has its task "
+                "failed while it still runs.",
+                hint=f"Use {MIN_LEASE_TIMEOUT} seconds or more; the default is "
+                f"{DEFAULTS['MCP_TASK_LEASE_TIMEOUT']!r}.",
+                id="django_mcp.W012",
+            )
+        )
+    return messages
+
+
 def _check_resource_metadata() -> list[CheckMessage]:
     from django_mcp.wellknown import resource_metadata_errors
 
@@ -498,10 +553,17 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
 
 
 def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
-    """Report a missing Tasks framework or backend when some tool runs as a task."""
-    if not task_servers:
+    """Report a missing Tasks framework or backend when some tool runs as a task.
+
+    With no ``TASKS`` alias to use (the in-process pool), nothing is needed.
+    """
+    if not task_servers or not isinstance(get_setting("MCP_TASK_BACKEND"), str | None):
         return []
+    from django_mcp.conf import get_settings
     from django_mcp.tasks import task_backend, task_decorator
+
+    if get_settings().task_backend is None:
+        return []
 
     servers = ", ".join(task_servers)
     try:
@@ -521,7 +583,7 @@ def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
         return [
             Error(
                 f"Tools of {servers} run as tasks, but MCP_TASK_BACKEND is unusable: {exc}",
-                hint="Name an alias of TASKS in MCP_TASK_BACKEND (default 'default') whose BACKEND "
+                hint="Name an alias of TASKS in MCP_TASK_BACKEND (None means 'default') whose BACKEND "
                 "imports, e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
                 id="django_mcp.E024",
             )
@@ -621,6 +683,19 @@ def _check_task_backend_deploy() -> list[CheckMessage]:
         backend = task_backend()
     except ImproperlyConfigured:
         return []  # E023/E024 already say so
+    if backend is None:
+        return [
+            CheckWarning(
+                "MCP tasks run in a thread pool inside each server process (no TASKS setting): "
+                "a process that stops takes its queued and running tasks with it (they fail once "
+                "their lease lapses), and a busy web process also runs every tool.",
+                hint="For production, run tasks on a backend with workers, e.g. TASKS = "
+                "{'default': {'BACKEND': 'django_tasks_db.DatabaseBackend'}} and `manage.py "
+                'db_worker`; with one small process, add "django_mcp.W011" to '
+                "SILENCED_SYSTEM_CHECKS.",
+                id="django_mcp.W011",
+            )
+        ]
     name = type(backend).__name__
     if name not in ("ImmediateBackend", "DummyBackend"):
         return []

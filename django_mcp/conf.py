@@ -28,9 +28,16 @@ in one process; each holds at most ``MCP_STREAM_BUFFER`` (1000) change events
 not yet sent, and one that falls further behind ends (its client re-lists).
 
 Tasks (``io.modelcontextprotocol/tasks``) run on the Tasks framework backend
-``MCP_TASK_BACKEND`` names (an alias of Django's ``TASKS``), are kept
-``MCP_TASK_TTL`` seconds (3600; None: unlimited) and suggest polling every
-``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no suggestion).
+``MCP_TASK_BACKEND`` names (an alias of Django's ``TASKS``; None, the
+default: ``"default"`` when the project sets ``TASKS``, else
+``MCP_TASK_THREADS`` (4) threads inside the server process), are kept
+``MCP_TASK_TTL`` seconds once their work ends (3600; None: unlimited) and
+suggest polling every ``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no
+suggestion). A running task's worker renews its lease; one not renewed for
+``MCP_TASK_LEASE_TIMEOUT`` seconds (30) means the worker stopped. One
+caller may have ``MCP_MAX_TASKS_PER_CLIENT`` unfinished tasks (100; None:
+unlimited) and create ``MCP_TASK_RATE_LIMIT`` of them ("120/m"; None:
+unlimited).
 
 2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
 (16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
@@ -133,12 +140,23 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Put io.modelcontextprotocol/serverInfo in every result's _meta.
     "MCP_SERVER_INFO": True,
     # Alias in Django's TASKS setting that runs tool calls turned into
-    # tasks (the io.modelcontextprotocol/tasks extension).
-    "MCP_TASK_BACKEND": "default",
-    # Seconds a task is kept after its creation (None: unlimited).
+    # tasks (the io.modelcontextprotocol/tasks extension). None: "default"
+    # when the project sets TASKS, else a thread pool in the server process.
+    "MCP_TASK_BACKEND": None,
+    # Threads of that in-process pool (per process).
+    "MCP_TASK_THREADS": 4,
+    # Seconds a task is kept once its work ends (None: unlimited).
     "MCP_TASK_TTL": 3600,
     # Seconds clients are asked to wait between tasks/get polls (None: no hint).
     "MCP_TASK_POLL_INTERVAL": 1,
+    # Seconds a running task's lease lasts unless its worker renews it; a
+    # task whose lease lapses has lost its worker.
+    "MCP_TASK_LEASE_TIMEOUT": 30,
+    # Unfinished (working or input_required) tasks one caller may have
+    # (None: unlimited).
+    "MCP_MAX_TASKS_PER_CLIENT": 100,
+    # Tasks one caller may create, e.g. "120/m" (None: unlimited).
+    "MCP_TASK_RATE_LIMIT": "120/m",
 }
 """Every ``MCP_*`` setting with its default."""
 
@@ -191,9 +209,15 @@ class McpSettings:
     server_info: bool = True
     queue_timeout: float = 10  # seconds a request waits for a slot
     max_streams: int = 1000  # open streams per process
-    task_backend: str = "default"  # alias in Django's TASKS
-    task_ttl: float | None = 3600  # seconds a task is kept; None: unlimited
+    #: The alias in Django's TASKS that runs tasks (``MCP_TASK_BACKEND``, or
+    #: "default" when the project sets TASKS); None: the in-process pool.
+    task_backend: str | None = None
+    task_threads: int = 4  # threads of the in-process task pool
+    task_ttl: float | None = 3600  # seconds a task is kept once done; None: unlimited
     task_poll_interval: float | None = 1  # seconds between polls; None: no hint
+    task_lease_timeout: float = 30  # seconds a running task's lease lasts
+    max_tasks_per_client: int | None = 100  # unfinished tasks per caller; None: unlimited
+    task_rate_limit: str | None = "120/m"  # task creations per caller; None: unlimited
 
 
 @functools.cache
@@ -213,9 +237,13 @@ def get_settings() -> McpSettings:
         server_info=bool(get_setting("MCP_SERVER_INFO")),
         queue_timeout=get_setting("MCP_QUEUE_TIMEOUT"),
         max_streams=get_setting("MCP_MAX_STREAMS"),
-        task_backend=get_setting("MCP_TASK_BACKEND"),
+        task_backend=_task_alias(),
+        task_threads=get_setting("MCP_TASK_THREADS"),
         task_ttl=get_setting("MCP_TASK_TTL"),
         task_poll_interval=get_setting("MCP_TASK_POLL_INTERVAL"),
+        task_lease_timeout=get_setting("MCP_TASK_LEASE_TIMEOUT"),
+        max_tasks_per_client=get_setting("MCP_MAX_TASKS_PER_CLIENT"),
+        task_rate_limit=get_setting("MCP_TASK_RATE_LIMIT"),
     )
 
 
@@ -270,6 +298,18 @@ def get_django_settings() -> DjangoSettings:
         session_engine=settings.SESSION_ENGINE,
         session_auth=_SESSION_MIDDLEWARE in middleware and _AUTH_MIDDLEWARE in middleware,
     )
+
+
+def _task_alias() -> str | None:
+    """Return the TASKS alias tasks run on, or None for the in-process pool."""
+    alias = get_setting("MCP_TASK_BACKEND")
+    if alias is not None:
+        return str(alias)
+    # Django 6 always has a TASKS setting (an immediate backend): only one
+    # the project wrote itself says where its jobs should run.
+    # django-stubs' plugin types `settings` as the settings module, without
+    # LazySettings' own methods.
+    return "default" if settings.is_overridden("TASKS") else None  # type: ignore[misc]
 
 
 @functools.cache
@@ -337,7 +377,7 @@ _DJANGO_NAMES: Final = frozenset(
 def _reload(*, setting: str, **kwargs: Any) -> None:
     if setting in _DJANGO_NAMES:
         get_django_settings.cache_clear()
-    if setting.startswith("MCP_") or setting in ("SECRET_KEY", "DEBUG"):
+    if setting.startswith("MCP_") or setting in ("SECRET_KEY", "DEBUG", "TASKS"):
         _read.cache_clear()
         get_limits.cache_clear()
         get_settings.cache_clear()

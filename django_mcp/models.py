@@ -19,8 +19,8 @@ user may browse the catalog.
 ``McpTask`` is real data: the durable state of one task of the tasks
 extension (``io.modelcontextprotocol/tasks``; see ``docs/tasks.md``), which
 any process can read, so a ``tasks/get`` served by one worker finds a task
-another created and a third runs. ``django_mcp.dispatcher.tasks`` is the only
-code that writes it.
+another created and a third runs. ``django_mcp.dispatcher.tasks`` creates
+its rows and ``django_mcp.dispatcher.task_store`` makes every later write.
 """
 
 from __future__ import annotations
@@ -50,13 +50,23 @@ class McpTask(models.Model):
     ``id`` is the unguessable task id the client polls with; ``owner`` binds
     the task to its caller (``user:<pk>`` or ``anonymous:<address>``, the
     rule of a signed ``requestState``) and ``server`` to the server that
-    created it. ``call`` keeps what the background run needs to rebuild the
-    call (arguments, protocol version, client capabilities and info).
-    ``input_requests`` holds the outstanding requests by wire key (each with
-    the handler's own key), ``input_responses`` the answers by the handler's
-    key, ``issued_keys`` every wire key ever used (keys are never reused).
-    ``running`` is set while a worker runs the tool; ``cancel_requested``
-    asks it to stop.
+    created it; ``client`` is whom its quotas count (the identity
+    ``MCP_RATE_LIMIT`` counts). ``call`` keeps what the background run needs
+    to rebuild the call (arguments, protocol version, client capabilities
+    and info). ``input_requests`` holds the outstanding requests by wire key
+    (each with the handler's own key), ``input_responses`` the answers by
+    the handler's key, ``issued_keys`` every wire key ever used (keys are
+    never reused).
+
+    A working task is *queued* until a worker claims it (``running``,
+    ``started_at``), then held by that worker's lease: ``lease_expires_at``,
+    renewed while it runs, by ``lease_holder``. ``runs`` counts the claims;
+    a worker writes only while the count is still its own, so a worker
+    thought gone never overwrites the run that replaced it.
+    ``retries_left`` is how many more runs a lost worker may cost
+    (``Tool.task_retries``). ``cancel_requested`` asks the run to stop.
+    ``expires_at`` is set once the work ends (or waits for input): the task
+    is never deleted while queued or running.
     """
 
     class Status(models.TextChoices):
@@ -73,12 +83,16 @@ class McpTask(models.Model):
     tool = models.CharField(max_length=128)
     owner = models.CharField(max_length=255)
     user_pk = models.CharField(max_length=255, blank=True)
+    client = models.CharField(max_length=255, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WORKING)
     status_message = models.TextField(blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
-    #: Milliseconds from creation the task is kept (None: unlimited).
+    #: When a worker first started the task (None: still queued).
+    started_at = models.DateTimeField(null=True, blank=True)
+    #: Milliseconds the task is kept once its work ends (None: unlimited).
     ttl_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    #: When the task may be deleted (None while queued or running, or with no TTL).
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     #: Milliseconds the client is asked to wait between polls (None: no hint).
     poll_interval_ms = models.PositiveIntegerField(null=True, blank=True)
@@ -91,12 +105,25 @@ class McpTask(models.Model):
     request_state = models.JSONField(null=True, blank=True)
     cancel_requested = models.BooleanField(default=False)
     running = models.BooleanField(default=False)
+    #: Until when the worker (or in-process queue) holding the task is
+    #: known to be alive (None: no lease, e.g. queued on a backend's workers).
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    #: Who holds the lease (``host:pid`` of the worker process).
+    lease_holder = models.CharField(max_length=255, blank=True)
+    runs = models.PositiveIntegerField(default=0)
+    retries_left = models.PositiveSmallIntegerField(default=0)
     #: The Tasks framework's id of the latest run (for operators).
     job_id = models.CharField(max_length=255, blank=True)
 
     class Meta:
         verbose_name = "task"
         ordering = ["-created_at"]
+        indexes = [
+            # Readers and mcp_prune_tasks look for working tasks whose lease lapsed.
+            models.Index(fields=["status", "lease_expires_at"], name="django_mcp_task_lease"),
+            # Quotas count one caller's unfinished and recent tasks.
+            models.Index(fields=["client", "created_at"], name="django_mcp_task_client"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tool} task ({self.status})"

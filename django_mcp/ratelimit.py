@@ -86,8 +86,10 @@ class Rate:
     period: int  # seconds
 
 
-def parse_rate(value: Any) -> Rate:
+def parse_rate(value: Any, *, setting: str = "MCP_RATE_LIMIT") -> Rate:
     """Return the ``Rate`` that ``value`` (like ``"60/m"``) stands for.
+
+    ``setting`` names where the value came from, in the error.
 
     Raises:
         ValueError: ``value`` is not ``"<positive count>/<s|m|h|d>"``.
@@ -95,7 +97,7 @@ def parse_rate(value: Any) -> Rate:
     rate = _parse(value) if isinstance(value, str) else None
     if rate is None:
         raise ValueError(
-            f"MCP_RATE_LIMIT {value!r} is malformed: use '<count>/<period>' with a positive count "
+            f"{setting} {value!r} is malformed: use '<count>/<period>' with a positive count "
             "and a period of s, m, h or d, e.g. '60/m' (None disables the limit)"
         )
     return rate

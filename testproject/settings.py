@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import secrets
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -106,20 +107,27 @@ if os.environ.get("DJANGO_MCP_PG_NAME"):
         }
     }
 
-# Tool calls answered with MCP tasks run on Django's Tasks framework (Django
-# 6, else the django-tasks backport of the tasks extra). In-process tests run
-# them inside the request (immediate backend); DJANGO_MCP_TASKS=database
-# stores them with django-tasks-db for `manage.py db_worker` processes.
+# Tool calls answered with MCP tasks: with no TASKS setting (the demo, and the
+# live servers the tests start) they run in a thread pool inside the server
+# process, django_mcp's default. Under pytest, in-process tests run them
+# inside the request (the immediate backend of Django 6's Tasks framework,
+# else of the django-tasks backport); DJANGO_MCP_TASKS=database stores them
+# with django-tasks-db for `manage.py db_worker` processes, =immediate and
+# =pool choose the others explicitly.
 if importlib.util.find_spec("django_tasks_db") is not None:
     INSTALLED_APPS.append("django_tasks_db")
-_TASKS_PACKAGE = "django.tasks" if importlib.util.find_spec("django.tasks") else "django_tasks"
-TASKS: dict[str, dict[str, Any]] = {
-    "default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}
-}
-if os.environ.get("DJANGO_MCP_TASKS") == "database":
+_TASKS_MODE = os.environ.get("DJANGO_MCP_TASKS") or ("immediate" if "pytest" in sys.modules else "pool")
+TASKS: dict[str, dict[str, Any]]
+if _TASKS_MODE == "immediate":
+    _TASKS_PACKAGE = "django.tasks" if importlib.util.find_spec("django.tasks") else "django_tasks"
+    TASKS = {"default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}}
+elif _TASKS_MODE == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The worker-fault tests (tests/live/test_tasks_workers.py) shorten task leases.
+if os.environ.get("DJANGO_MCP_TASK_LEASE_TIMEOUT"):
+    MCP_TASK_LEASE_TIMEOUT = float(os.environ["DJANGO_MCP_TASK_LEASE_TIMEOUT"])
 
 # Several worker processes sharing one Redis (tests/live/test_workers.py,
 # tests/bench/multi_worker.py): change events and 2025-11-25 sessions go

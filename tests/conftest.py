@@ -214,6 +214,8 @@ def start_tasks_worker() -> Callable[..., contextlib.AbstractContextManager[subp
 def _live_server(
     tmp_path_factory: pytest.TempPathFactory,
     server: Callable[[int], list[str]] = uvicorn_command,
+    *,
+    workers: bool = True,
     **extra_env: str,
 ) -> Iterator[str]:
     database = tmp_path_factory.mktemp("live") / "live.sqlite3"
@@ -223,13 +225,15 @@ def _live_server(
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
         **extra_env,
     }
-    if TASKS_DB:
+    env.pop("DJANGO_MCP_TASKS", None)
+    workers = workers and TASKS_DB
+    if workers:
         env["DJANGO_MCP_TASKS"] = "database"
     migrate(env)
     port = _free_port()
     command = server(port)
     log_path = tmp_path_factory.mktemp("live-log") / "server.log"
-    worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if TASKS_DB else contextlib.nullcontext()
+    worker = _tasks_worker(env, log_path.with_name("db_worker.log")) if workers else contextlib.nullcontext()
     with _serve(command, port=port, log_path=log_path, env=env), worker:
         yield f"http://127.0.0.1:{port}"
 
@@ -241,6 +245,16 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     MCP requests take ``McpASGIApp``'s fast path (``testproject/asgi.py``).
     """
     with _live_server(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def demo_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the demo project as ``.ci/demo`` does: one uvicorn process, SQLite, no Tasks worker.
+
+    No ``TASKS`` setting: MCP tasks run in the server process's thread pool.
+    """
+    with _live_server(tmp_path_factory, workers=False) as url:
         yield url
 
 

@@ -26,7 +26,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import path
 
-from django_mcp import Prompt, PromptArgument, Resource, Server, Tool, ToolAnnotations
+from django_mcp import McpRequest, Prompt, PromptArgument, Resource, Server, Tool, ToolAnnotations
 from django_mcp.admin import McpCatalogAdmin, build_catalog, mcp_catalog_view
 from django_mcp.models import McpCatalog
 from django_mcp.registry import registry
@@ -746,3 +746,170 @@ def test_the_catalog_says_how_to_register_a_server_when_there_is_none() -> None:
 
     assert "No MCP servers are registered." in page
     assert 'id="result_list"' not in page
+
+
+# ------------------------------------------------------------------- tasks
+
+
+class ReportTool(Tool):
+    """Runs only as a task; asks before it starts."""
+
+    name = "report"
+    task = "required"
+
+    def handle(self, request: McpRequest) -> Any:
+        from django_mcp.inputs import elicit, input_required
+
+        answer = request.input_responses.get("go")
+        if answer is None:
+            schema = {"type": "object", "properties": {"title": {"type": "string"}}}
+            return input_required({"go": elicit("Title of the report?", schema)})
+        request.task.status_message = "writing"
+        return McpResponse.text(f"Report: {answer['content']['title']}")
+
+
+class TaskPlaygroundServer(Server):
+    name = "task-playground"
+    tools = (ReportTool,)
+
+
+TASK_SERVER = f"{__name__}.TaskPlaygroundServer"
+
+
+@pytest.fixture
+def task_playground() -> None:
+    registry.web("task-playground", TaskPlaygroundServer)
+
+
+def _task_panel(page: str) -> dict[str, str]:
+    match = re.search(r'<div class="module mcp-task[^"]*" id="mcp-task"([^>]*)>', page)
+    assert match is not None, page
+    return dict(re.findall(r'data-([\w-]+)="([^"]*)"', match.group(1)))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_required_task_tool_runs_as_a_task_answered_through_tasks_update(task_playground: None) -> None:
+    _user, client = _player()
+    url = _component("tool", "report", TASK_SERVER)
+
+    created = client.post(url, {"step": "call"}).content.decode()
+    form = re.search(
+        r'name="task_id" value="([^"]+)">\s*<input type="hidden" name="pending" value="([^"]*)"', created
+    )
+    assert form is not None, created
+    done = _text(
+        client.post(
+            url,
+            {
+                "step": "task_update",
+                "task_id": form.group(1),
+                "pending": html.unescape(form.group(2)),
+                "action.go": "accept",
+                "input.go.title": "Q3",
+            },
+        )
+    )
+
+    created = html.unescape(created)
+    assert '<span class="mcp-task-status">input_required</span>' in created
+    assert '<p class="mcp-input-message">Title of the report?</p>' in created
+    assert 'value="task_update"' in created and 'value="task_cancel"' in created
+    assert "data-poll-url" not in created  # waiting for input: no polling
+    assert '<span class="mcp-task-status">completed</span>' in done
+    assert '<pre class="mcp-text">Report: Q3</pre>' in done
+    assert '<p class="mcp-task-message">writing</p>' in done
+    assert 'value="task_cancel"' not in done
+    assert _history()[-1].get_change_message() == (
+        "Playground sent tasks/update for a task of tool “report”."
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_working_task_page_polls_at_its_interval_and_can_be_cancelled(
+    task_playground: None, settings: Any
+) -> None:
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"},
+        "stored": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"},
+    }
+    settings.MCP_TASK_BACKEND = "stored"  # stored, never run: the task stays queued
+    settings.MCP_TASK_POLL_INTERVAL = 2.5
+    _user, client = _player()
+    url = _component("tool", "report", TASK_SERVER)
+
+    created = _text(client.post(url, {"step": "call"}))
+    panel = _task_panel(created)
+    task_id = re.search(r'name="task_id" value="([^"]+)"', created)
+    assert task_id is not None
+    polled = _text(client.get(panel["poll-url"]))
+    cancelled = _text(client.post(url, {"step": "task_cancel", "task_id": task_id.group(1)}))
+
+    assert panel["poll-ms"] == "2500"
+    assert '<span class="mcp-task-status">working</span>' in created
+    assert '<p class="mcp-task-message">queued</p>' in created
+    assert polled.lstrip().startswith('<div class="module mcp-task')  # the panel alone
+    assert _task_panel(polled)["poll-url"] == panel["poll-url"]
+    assert '<span class="mcp-task-status">cancelled</span>' in cancelled
+    assert "data-poll-url" not in cancelled
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_users_task_is_not_shown(task_playground: None, settings: Any) -> None:
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"},
+        "stored": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"},
+    }
+    settings.MCP_TASK_BACKEND = "stored"
+    _user, client = _player()
+    url = _component("tool", "report", TASK_SERVER)
+    panel = _task_panel(_text(client.post(url, {"step": "call"})))
+    _other, other = _staff("bob", "django_mcp.use_playground")
+
+    page = _text(other.get(panel["poll-url"]))
+    refused = other.get(panel["poll-url"].replace("/task/", "/task/x"))
+
+    assert "Failed to retrieve task: Task not found" in page
+    assert refused.status_code == 200  # an unknown id is the same "not found" panel
+    assert "Failed to retrieve task: Task not found" in _text(refused)
+
+
+def _task_row(**fields: Any) -> Any:
+    import datetime
+
+    from django.utils import timezone
+
+    from django_mcp.models import McpTask
+
+    now = timezone.now()
+    values: dict[str, Any] = {
+        "id": fields.pop("id"),
+        "server": TASK_SERVER,
+        "tool": "report",
+        "owner": "user:1",
+        "created_at": now - datetime.timedelta(hours=1),
+        "updated_at": now - datetime.timedelta(minutes=30),
+        **fields,
+    }
+    return McpTask.objects.create(**values)
+
+
+def test_the_task_list_shows_lease_state_and_filters_stuck_tasks() -> None:
+    import datetime
+
+    from django.utils import timezone
+
+    past = timezone.now() - datetime.timedelta(minutes=5)
+    _task_row(id="lapsed-task", running=True, lease_expires_at=past, lease_holder="web-1:42")
+    _task_row(id="queued-task", status_message="queued")
+    _task_row(id="done-task", status="completed", result={"content": []})
+    _user, client = _staff("root", superuser=True)
+
+    everything = _text(client.get("/admin/django_mcp/mcptask/"))
+    lapsed = _text(client.get("/admin/django_mcp/mcptask/?stuck=lapsed"))
+    queued = _text(client.get("/admin/django_mcp/mcptask/?stuck=queued"))
+
+    assert all(name[:12] in everything for name in ("lapsed-task", "queued-task", "done-task"))
+    assert "LAPSED 5" in lapsed and "by web-1:42" in lapsed
+    assert "queued-task"[:12] not in lapsed and "done-task"[:9] not in lapsed
+    assert "queued-task"[:12] in queued and "lapsed-task"[:12] not in queued
+    assert client.get("/admin/django_mcp/mcptask/add/").status_code == 403

@@ -904,7 +904,7 @@ def test_task_tools_without_the_tasks_framework_are_e023(
     def missing() -> Any:
         raise ImproperlyConfigured("no framework")
 
-    monkeypatch.setattr(django_mcp.tasks, "_framework", missing)
+    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
     registry._registry["web"]["tasks"] = TaskToolServer
     registry._registry["web"]["good"] = GoodServer  # no task tool: never reported
 
@@ -927,7 +927,7 @@ def test_task_tools_with_an_unknown_task_backend_are_e024(servers: None, setting
         Error(
             "Tools of web server 'tasks', local server 'tasks' run as tasks, but MCP_TASK_BACKEND is "
             "unusable: TASKS alias 'nowhere': The connection 'nowhere' doesn't exist.",
-            hint="Name an alias of TASKS in MCP_TASK_BACKEND (default 'default') whose BACKEND imports, "
+            hint="Name an alias of TASKS in MCP_TASK_BACKEND (None means 'default') whose BACKEND imports, "
             "e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
             id="django_mcp.E024",
         )
@@ -1051,6 +1051,81 @@ def test_task_durations_may_be_none_but_not_zero_or_text(settings: Any, name: st
     assert [message.id for message in check_settings()] == ["django_mcp.E001"]
 
 
+@pytest.mark.parametrize("name", ["MCP_MAX_TASKS_PER_CLIENT", "MCP_TASK_THREADS", "MCP_TASK_LEASE_TIMEOUT"])
+def test_task_limits_must_be_positive_numbers(settings: Any, name: str) -> None:
+    setattr(settings, name, 0)
+    assert [message.id for message in check_settings()] == ["django_mcp.E002"]
+    setattr(settings, name, "many")
+    assert [message.id for message in check_settings()] == ["django_mcp.E001"]
+
+
+def test_no_task_quota_may_be_none(settings: Any) -> None:
+    settings.MCP_MAX_TASKS_PER_CLIENT = None
+    settings.MCP_TASK_RATE_LIMIT = None
+
+    assert check_settings() == []
+
+
+def test_a_malformed_task_rate_limit_is_e032(settings: Any) -> None:
+    settings.MCP_TASK_RATE_LIMIT = "lots"
+
+    assert check_settings() == [
+        Error(
+            "MCP_TASK_RATE_LIMIT must be None or a rate like '120/m', got 'lots'.",
+            hint="Write a positive number of tasks, a slash and a period: s (second), "
+            "m (minute), h (hour) or d (day); None means unlimited.",
+            id="django_mcp.E032",
+        )
+    ]
+
+
+
+
+def test_a_task_backend_that_is_not_an_alias_is_e033(settings: Any) -> None:
+    settings.MCP_TASK_BACKEND = 3
+
+    assert [message.id for message in check_settings()] == ["django_mcp.E033"]
+
+
+def test_a_lease_under_five_seconds_is_w012(settings: Any) -> None:
+    settings.MCP_TASK_LEASE_TIMEOUT = 2
+
+    assert check_settings() == [
+        Warning(
+            "MCP_TASK_LEASE_TIMEOUT is 2 s: a worker renews its lease every third of it, and one "
+            "that misses a renewal (a long pause, a slow database) has its task failed while it "
+            "still runs.",
+            hint="Use 5 seconds or more; the default is 30.",
+            id="django_mcp.W012",
+        )
+    ]
+
+
+def test_tasks_in_the_in_process_pool_are_w011_and_need_no_framework(
+    servers: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import django_mcp.tasks
+    from django_mcp import conf
+
+    def missing() -> Any:
+        raise ImproperlyConfigured("no framework")
+
+    monkeypatch.setattr(conf, "_task_alias", lambda: None)  # as with no TASKS setting
+    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
+    conf.get_settings.cache_clear()
+    registry._registry["web"]["tasks"] = TaskToolServer
+    try:
+        checked = check_servers()
+        deploy = [
+            message.id for message in check_deploy() if message.id in ("django_mcp.W006", "django_mcp.W011")
+        ]
+    finally:
+        conf.get_settings.cache_clear()
+
+    assert checked == []
+    assert deploy == ["django_mcp.W011"]
+
+
 # ------------------------------------------------- servers mounted with as_view()
 
 
@@ -1068,6 +1143,8 @@ def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: No
             id="django_mcp.E015",
         )
     ]
+
+
 
 
 @pytest.mark.django_db

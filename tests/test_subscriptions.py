@@ -346,3 +346,147 @@ async def test_listen_while_events_cannot_be_delivered_is_refused_before_its_fir
         503,
         RETRY_AFTER,
     )
+
+
+# ------------------------------------------- task status (tasks extension)
+
+TASKS_DECLARED = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+class LongTool(Tool):
+    name = "long"
+    task = "optional"
+
+    def handle(self, request: McpRequest) -> McpResponse:
+        assert request.task is not None
+        request.task.status_message = "halfway"
+        return McpResponse.text("long done")
+
+
+class TaskServer(Server):
+    name = "task-server"
+    tools = (LongTool,)
+
+
+@pytest.fixture
+def stored_tasks(settings: Any) -> None:
+    """Store task runs without running them (the test runs them)."""
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"},
+        "stored": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"},
+    }
+    settings.MCP_TASK_BACKEND = "stored"
+
+
+async def _create_task(user: Any = None) -> str:
+    from tests.wire import call, modern_meta
+
+    reply = await call(
+        TaskServer,
+        "tools/call",
+        {"name": "long", "arguments": {}},
+        meta=modern_meta(TASKS_DECLARED),
+        user=user,
+    )
+    return str(reply["result"]["taskId"])
+
+
+def _listen_tasks(task_ids: list[str], *, declared: bool = True, user: Any = None) -> Any:
+    from tests.wire import modern_meta
+
+    body = modern_request(
+        "subscriptions/listen",
+        {"notifications": {"taskIds": task_ids}},
+        request_id="sub-t",
+        meta=modern_meta(TASKS_DECLARED if declared else {}),
+    )
+    envelope = parse_message(json.dumps(body))
+    return Dispatcher(TaskServer.compiled()).listen(envelope, modern_context(envelope, user=user))
+
+
+async def _until_status(stream: Any, status: str) -> list[dict[str, Any]]:
+    seen = []
+    while not seen or seen[-1]["params"]["status"] != status:
+        message = await _next(stream)
+        assert message["method"] == "notifications/tasks", message
+        seen.append(message)
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tasks: None) -> None:
+    from django_mcp.dispatcher import background
+
+    task_id = await _create_task()
+    stream = _listen_tasks([task_id, "not-a-task-of-yours"])
+    ack = await _next(stream)
+    first = await _next(stream)
+
+    await background.run(task_id)
+    seen = await _until_status(stream, "completed")
+    await stream.aclose()
+
+    assert ack["params"] == {"notifications": {"taskIds": [task_id]}, "_meta": {SUBSCRIPTION_ID: "sub-t"}}
+    assert first["method"] == "notifications/tasks"
+    assert first["params"] == {
+        "taskId": task_id,
+        "status": "working",
+        "statusMessage": "queued",
+        "createdAt": ANY,
+        "lastUpdatedAt": ANY,
+        "ttlMs": ANY,
+        "pollIntervalMs": 1000,
+        "_meta": {SUBSCRIPTION_ID: "sub-t"},
+    }
+    assert [m["params"].get("statusMessage") for m in seen][-1] == "halfway"
+    assert seen[-1]["params"]["result"]["content"] == [{"type": "text", "text": "long done"}]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_listen_stream_never_names_another_callers_task(stored_tasks: None) -> None:
+    task_id = await _create_task(user=_BoxOpener())
+
+    stream = _listen_tasks([task_id])
+    ack = await _next(stream)
+    await stream.aclose()
+
+    assert ack["params"]["notifications"] == {"taskIds": []}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_task_ids_without_the_extension_declared_are_missing_capability(stored_tasks: None) -> None:
+    from django_mcp.exceptions import MissingClientCapability
+
+    with pytest.raises(MissingClientCapability) as refused:
+        _listen_tasks(["anything"], declared=False)
+
+    assert refused.value.code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert refused.value.data == {
+        "requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_listen_stream_ends_a_watched_task_whose_worker_died(
+    stored_tasks: None, settings: Any
+) -> None:
+    import datetime
+
+    from django.utils import timezone
+
+    from django_mcp.models import McpTask
+
+    settings.MCP_TASK_LEASE_TIMEOUT = 0.3
+    task_id = await _create_task()
+    past = timezone.now() - datetime.timedelta(seconds=1)
+    await McpTask.objects.filter(pk=task_id).aupdate(running=True, runs=1, lease_expires_at=past)
+    stream = _listen_tasks([task_id])
+    await _next(stream)  # the acknowledgement
+
+    seen = await _until_status(stream, "failed")
+    await stream.aclose()
+
+    assert seen[-1]["params"]["error"] == {
+        "code": jsonrpc.INTERNAL_ERROR,
+        "message": "The worker running this task stopped",
+    }

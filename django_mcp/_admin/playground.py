@@ -18,7 +18,15 @@ Three kinds of submission, named by the ``step`` field:
 * ``confirm``: the confirmed arguments, sent as they were shown;
 * ``continue``: the answers to an ``input_required`` result (elicitation
   forms, URL elicitation, or raw JSON for sampling and roots), sent with
-  the ``requestState`` as ``inputResponses`` in the retried request.
+  the ``requestState`` as ``inputResponses`` in the retried request;
+* ``task_cancel`` and ``task_update``: ``tasks/cancel`` and ``tasks/update``
+  (the answers to a task's ``inputRequests``) for the task a call created.
+
+Calls declare the tasks extension (``task_panel.CLIENT_CAPABILITIES``): a
+tool with task support may answer with a task, which the page then shows
+(``task_view``: status, status message, and by status its result, error
+or input forms, a Cancel button while it is unfinished) and, while it is
+``working``, polls every ``pollIntervalMs``.
 
 Every request sent is recorded in the admin history (``LogEntry``, action
 CHANGE on ``McpCatalog``) with the component and the outcome, never the
@@ -39,6 +47,7 @@ from asgiref.sync import async_to_sync
 
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
 from django_mcp._admin.forms import FormField, PostedData, parse_fields, schema_fields, string_fields
+from django_mcp._admin.task_panel import CLIENT_CAPABILITIES, TaskClient
 from django_mcp.server.templates import TemplateError
 from django_mcp.testing import McpResult, McpTestClient
 
@@ -48,10 +57,15 @@ __all__ = [
     "Playground",
     "complete",
     "content_view",
+    "input_answers",
     "input_forms",
     "record",
     "result_view",
+    "task_view",
 ]
+
+#: How often the page polls a task whose server suggests no interval.
+DEFAULT_POLL_MS: Final = 1000
 
 PROGRESS_TOKEN: Final = "playground"
 """The progress token every playground request carries."""
@@ -107,12 +121,20 @@ class Outcome:
         return self.result.get("isError") is True
 
     @property
+    def task_id(self) -> str | None:
+        """Return the id of the task the call created, or None."""
+        task_id = self.result.get("taskId")
+        return task_id if self.result.get("resultType") == "task" and isinstance(task_id, str) else None
+
+    @property
     def summary(self) -> str:
         """Return the outcome in a few words, for the history."""
         if self.error is not None:
             return f"refused with JSON-RPC error {self.error.get('code')}"
         if self.input_required:
             return f"asked for input ({len(self.result.get('inputRequests') or {})} request(s))"
+        if self.task_id is not None:
+            return "answered with a task"
         if self.is_error:
             return "failed (isError)"
         return "succeeded"
@@ -164,6 +186,8 @@ class Playground:
         step = str(data.get("step") or "call")
         if step == "continue":
             return self._continue(data)
+        if step in ("task_cancel", "task_update"):
+            return self._task_step(step, str(data.get("task_id") or ""), data)
         if step == "confirm":
             arguments, problem = _json_object(data.get("arguments"), "arguments")
             if problem:
@@ -188,6 +212,31 @@ class Playground:
             return {**self._form(arguments), "confirm": True, "arguments_json": _compact(arguments)}
         return self._send(arguments)
 
+    def task(self, task_id: str) -> dict[str, Any]:
+        """Return the task panel of ``task_id`` as it is now (``tasks/get``)."""
+        assert self.server.server is not None
+        return task_view(task_id, TaskClient(self.server.server, self.user).get(task_id))
+
+    def _task_step(self, step: str, task_id: str, data: PostedData) -> dict[str, Any]:
+        assert self.server.server is not None
+        tasks = TaskClient(self.server.server, self.user)
+        context = self.context()
+        if step == "task_cancel":
+            tasks.cancel(task_id)
+        else:
+            pending, problem = _json_object(data.get("pending"), "pending input requests")
+            if problem:
+                return {**context, "problem": problem, "task": self.task(task_id)}
+            answers, errors = input_answers(pending, data)
+            if errors:
+                panel = self.task(task_id)
+                panel["inputs"] = input_forms(pending, data=data, errors=errors)
+                return {**context, "errors": errors, "task": panel}
+            tasks.update(task_id, answers)
+        method = "tasks/cancel" if step == "task_cancel" else "tasks/update"
+        _record_task(self.user, self.entry, method, task_id)
+        return {**context, "task": self.task(task_id)}
+
     def _form(self, arguments: Mapping[str, Any], errors: Mapping[str, str] | None = None) -> dict[str, Any]:
         return {"fields": self.fields(arguments, errors), "raw_arguments": _pretty(arguments), "errors": {}}
 
@@ -198,7 +247,7 @@ class Playground:
         if problem:
             return {**self.context(), "problem": problem}
         state = data.get("request_state") or None
-        answers, errors = _answers(pending, data)
+        answers, errors = input_answers(pending, data)
         if errors:
             context = self._form(arguments)
             context.update(
@@ -233,6 +282,8 @@ class Playground:
         )
         record(self.user, self.entry, self.method, outcome, continued=input_responses is not None)
         context.update(outcome=outcome, result=result_view(self.entry.kind, outcome))
+        if outcome.task_id is not None:
+            context["task"] = self.task(outcome.task_id)
         if outcome.input_required:
             pending = outcome.result.get("inputRequests") or {}
             context.update(
@@ -260,7 +311,7 @@ class Playground:
     ) -> Outcome:
         """Send the component's request through the dispatcher; return what came back."""
         assert self.server.server is not None
-        client = McpTestClient(self.server.server, self.user)
+        client = McpTestClient(self.server.server, self.user, client_capabilities=CLIENT_CAPABILITIES)
         options: dict[str, Any] = {
             "progress_token": PROGRESS_TOKEN,
             "log_level": _LOG_LEVEL,
@@ -286,6 +337,22 @@ class Playground:
             params["requestState"] = request_state
         params["_meta"] = {"progressToken": PROGRESS_TOKEN, "io.modelcontextprotocol/logLevel": _LOG_LEVEL}
         return Outcome({"method": self.method, "params": params}, result.response, result.notifications)
+
+
+def _record_task(user: Any, entry: CatalogEntry, method: str, task_id: str) -> None:
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    from django_mcp.models import McpCatalog
+
+    LogEntry.objects.create(
+        user_id=user.pk,
+        content_type=ContentType.objects.get_for_model(McpCatalog, for_concrete_model=False),
+        object_id=entry.component_id,
+        object_repr=f"{entry.kind_label} {entry.name}"[:200],
+        action_flag=CHANGE,
+        change_message=f"Playground sent {method} for a task of {entry.kind_label.lower()} “{entry.name}”.",
+    )
 
 
 def record(user: Any, entry: CatalogEntry, method: str, outcome: Outcome, *, continued: bool = False) -> None:
@@ -385,8 +452,8 @@ def _elicit_fields(key: str, schema: Mapping[str, Any]) -> list[FormField]:
     return schema_fields(schema, prefix=f"input.{key}.", checkboxes=True)
 
 
-def _answers(pending: Mapping[str, Any], data: PostedData) -> tuple[dict[str, Any], dict[str, str]]:
-    """Return the ``inputResponses`` a continuation sends, and field errors."""
+def input_answers(pending: Mapping[str, Any], data: PostedData) -> tuple[dict[str, Any], dict[str, str]]:
+    """Return the ``inputResponses`` a continuation (or ``tasks/update``) sends, and field errors."""
     answers: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for key, request in pending.items():
@@ -414,6 +481,45 @@ def _answers(pending: Mapping[str, Any], data: PostedData) -> tuple[dict[str, An
     return answers, errors
 
 
+# ------------------------------------------------------------------ tasks
+
+
+def task_view(task_id: str, reply: Mapping[str, Any]) -> dict[str, Any]:
+    """Return what the task panel shows for a ``tasks/get`` ``reply``."""
+    panel: dict[str, Any] = {"id": task_id}
+    error = reply.get("error")
+    if isinstance(error, Mapping):
+        panel.update(gone=True, message=str(error.get("message") or ""), terminal=True)
+        return panel
+    task = reply.get("result") if isinstance(reply.get("result"), Mapping) else {}
+    assert isinstance(task, Mapping)
+    status = str(task.get("status") or "")
+    panel.update(
+        status=status,
+        status_message=task.get("statusMessage") or "",
+        created_at=task.get("createdAt"),
+        updated_at=task.get("lastUpdatedAt"),
+        ttl_ms=task.get("ttlMs"),
+        poll_ms=int(task.get("pollIntervalMs") or DEFAULT_POLL_MS),
+        terminal=status in ("completed", "failed", "cancelled"),
+        polling=status == "working",
+        response=_pretty(dict(reply)),
+    )
+    if status == "completed" and isinstance(task.get("result"), Mapping):
+        result = task["result"]
+        panel["blocks"] = [content_view(block) for block in result.get("content") or ()]
+        panel["is_error"] = result.get("isError") is True
+        if "structuredContent" in result:
+            panel["structured"] = _pretty(result["structuredContent"])
+    elif status == "failed" and isinstance(task.get("error"), Mapping):
+        panel["error"] = {"code": task["error"].get("code"), "message": task["error"].get("message")}
+    elif status == "input_required":
+        pending = task.get("inputRequests") if isinstance(task.get("inputRequests"), Mapping) else {}
+        assert isinstance(pending, Mapping)
+        panel.update(inputs=input_forms(pending), pending_json=_compact(dict(pending)))
+    return panel
+
+
 # ------------------------------------------------------------------ results
 
 
@@ -434,6 +540,9 @@ def result_view(kind: str, outcome: Outcome) -> dict[str, Any]:
         }
         return view
     if outcome.input_required:
+        return view
+    if outcome.task_id is not None:
+        view["task"] = True  # the task panel shows the rest
         return view
     if kind == "tool":
         view["blocks"] = [content_view(block) for block in result.get("content") or ()]

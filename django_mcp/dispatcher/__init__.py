@@ -319,7 +319,7 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         if row.feature and getattr(self.compiled.capabilities, row.feature) is UNSET:
             raise MethodNotFound(f"Method not found: {method} ({row.feature} not offered)")
-        if row.handler is None and not self.compiled.listens:
+        if row.handler is None and not (self.compiled.listens or subscriptions.offers_tasks(self.compiled)):
             raise MethodNotFound(f"Method not found: {method}")
         return row
 
@@ -404,8 +404,8 @@ class Dispatcher:
         the request's result.
         """
         self.route(envelope.method, ctx.era)
-        honoured = subscriptions.honoured_filter(self.compiled, envelope.params.get("notifications"))
         request = McpRequest.of(self.compiled, envelope, ctx)
+        honoured = subscriptions.honoured_filter(self.compiled, envelope.params.get("notifications"), request)
 
         async def readable(uri: str) -> bool:
             try:
@@ -414,7 +414,7 @@ class Dispatcher:
                 return False
             return True
 
-        stream = subscriptions.listen(self.compiled, envelope.id, honoured, readable)
+        stream = subscriptions.listen(self.compiled, envelope.id, honoured, readable, request)
         return self.streams.open(stream, self.settings.max_streams)
 
     def session_notifications(

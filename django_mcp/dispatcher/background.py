@@ -5,7 +5,13 @@ in a web process (an immediate backend) or a worker process (``manage.py
 db_worker`` of django-tasks-db, ...). In order:
 
 1. Claim the task (``task_store.claim``): only a working task nobody runs is
-   run; one cancelled before it started ends ``cancelled``.
+   run; one cancelled before it started ends ``cancelled``. The claim takes
+   a lease of ``MCP_TASK_LEASE_TIMEOUT`` seconds, which the run renews every
+   third of that (``task_store.renew``): a task whose lease lapses has lost
+   its worker (killed, out of memory, its machine gone), and whoever reads
+   it next fails it or runs it again (``django_mcp.task_upkeep``). A run
+   that finds its lease taken over stops as if cancelled, and its writes
+   change nothing (they name its run number).
 2. Rebuild the call from the stored task: the server (compiled in this
    process, else imported by its dotted path), the tool, the caller (the
    user by primary key; anonymous otherwise), the client's protocol version,
@@ -43,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 from asgiref.sync import sync_to_async
 from django.apps import apps
-from django.db import connections
+from django.db import OperationalError, connections
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_settings
@@ -58,12 +64,15 @@ from django_mcp.server.compiler import CompiledServer, compiled_server
 if TYPE_CHECKING:
     from django_mcp.models import McpTask
 
-__all__ = ["CANCEL_CHECK_INTERVAL", "run"]
+__all__ = ["CANCEL_CHECK_INTERVAL", "CLAIM_ATTEMPTS", "run"]
 
 logger = logging.getLogger(__name__)
 
 CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
 """How often a running task looks for a cancellation and writes its status message."""
+
+CLAIM_ATTEMPTS: Final = 5
+"""How many times a run tries to claim its task while the database is locked."""
 
 _encoder = msgspec.json.Encoder()
 
@@ -74,7 +83,7 @@ async def run(task_id: str) -> bool:
     Return True when the task must run again at once (it asked for state
     only, no input).
     """
-    record = await sync_to_async(task_store.claim)(task_id)
+    record = await _claim(task_id)
     if record is None:
         return False
     try:
@@ -82,14 +91,35 @@ async def run(task_id: str) -> bool:
     except BaseException:
         # Never leave the task marked running when this run dies.
         error = InternalError("The task's run ended unexpectedly")
-        await sync_to_async(task_store.finish)(task_id, error=task_store.error_object(error))
+        await sync_to_async(task_store.finish)(
+            task_id, run=record.runs, ttl_ms=record.ttl_ms, error=task_store.error_object(error)
+        )
         raise
+
+
+async def _claim(task_id: str) -> McpTask | None:
+    """Claim the task, trying again when the database is momentarily locked.
+
+    SQLite reports a table another connection is writing as locked: at once
+    in shared-cache mode (in-memory test databases), after its busy timeout
+    otherwise. A run that loses that race (the request that enqueued it is
+    still writing the job id) tries again shortly rather than fail its job.
+    """
+    lease = get_settings().task_lease_timeout
+    for attempt in range(CLAIM_ATTEMPTS):
+        try:
+            return await sync_to_async(task_store.claim)(task_id, lease)
+        except OperationalError:
+            if attempt == CLAIM_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+    return None  # not reached: the last attempt returns or raises
 
 
 async def _run(record: McpTask) -> bool:
     """Run the claimed task; return True when it must run again at once."""
     task_id = record.pk
-    handle = task_store.TaskHandle(task_id)
+    handle = task_store.TaskHandle(task_id, run=record.runs, ttl_ms=record.ttl_ms)
     try:
         call = await _rebuild(record, handle)
         admitted = await tools.admit(call, count_rate=False)
@@ -113,7 +143,7 @@ async def _run(record: McpTask) -> bool:
     if isinstance(result, InputRequiredResult):
         await _flush(handle)
         return await sync_to_async(task_store.park)(
-            task_id, result.input_requests or {}, result.request_state
+            task_id, handle.run, result.input_requests or {}, result.request_state
         )
     value = msgspec.to_builtins(result)
     if len(_encoder.encode(value)) > get_settings().limits.max_response_size:
@@ -148,14 +178,29 @@ async def _watch(
     *,
     cancel_work: bool,
 ) -> CallToolResult | InputRequiredResult:
-    """Wait for ``work``, writing status messages and watching for a cancellation."""
+    """Wait for ``work``, writing status messages, renewing the lease, watching for a cancellation.
+
+    A lost lease (another reader failed the task, or runs it again) stops
+    the work like a cancellation.
+    """
+    lease = get_settings().task_lease_timeout
+    loop = asyncio.get_running_loop()
+    renewed = loop.time()
     try:
         while True:
             done, _ = await asyncio.wait({work}, timeout=CANCEL_CHECK_INTERVAL)
             if done:
                 return work.result()
             await _flush(handle)
-            if not handle.cancelled and await _aside(task_store.cancel_requested)(handle.id):
+            if handle.cancelled:
+                continue
+            stop = await _aside(task_store.cancel_requested)(handle.id)
+            if not stop and loop.time() - renewed >= lease / 3:
+                renewed = loop.time()
+                stop = not await _aside(task_store.renew)(handle.id, handle.run, lease)
+                if stop:
+                    logger.warning("Task %s lost its lease: its run stops", handle.id)
+            if stop:
                 handle.mark_cancelled()
                 if cancel_work:
                     work.cancel()
@@ -167,12 +212,12 @@ async def _watch(
 async def _flush(handle: task_store.TaskHandle) -> None:
     message = handle.take_status_message()
     if message is not None:
-        await _aside(task_store.report)(handle.id, message)
+        await _aside(task_store.report)(handle.id, handle.run, message)
 
 
 async def _end(handle: task_store.TaskHandle, **outcome: Any) -> None:
     await _flush(handle)
-    await sync_to_async(task_store.finish)(handle.id, **outcome)
+    await sync_to_async(task_store.finish)(handle.id, run=handle.run, ttl_ms=handle.ttl_ms, **outcome)
 
 
 async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:

@@ -12,6 +12,18 @@ the caller may read that exact URI too. Every message carries
 ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's
 id. Progress and log messages never appear here.
 
+Task status (the tasks extension, SEP-2663 "Task Status Notifications"):
+a filter's ``taskIds`` (a list of task ids) asks for ``notifications/tasks``
+about those tasks. A caller that names task ids without declaring the
+extension gets -32021; the acknowledgement lists only the ids of the
+caller's own tasks on this server (others are silently left out, as an
+unknown id is). Right after the acknowledgement, and after every change
+of such a task in any process (``events.task_changed``, carried by the
+event backend), the stream sends the task as ``tasks/get`` would show it
+then (a ``DetailedTask``). While a watched task works, the stream also
+checks its lease every third of ``MCP_TASK_LEASE_TIMEOUT``, so a task whose
+worker died ends (and is announced) though nobody polls it.
+
 A 2025-11-25 session gets the same events without subscription ids: list
 changes for advertised features, resource updates for subscribed URIs and
 their sub-resources (2025-11-25 server/resources), each only when the
@@ -40,19 +52,29 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
 
+import msgspec
+
+from django_mcp.conf import get_settings
 from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import encode_notification, encode_response
+from django_mcp.dispatcher.continuation import caller_principal, client_address
+from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from django_mcp.protocol.tasks import TaskStatusNotificationParams
+from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
+from django_mcp.task_upkeep import checked
 
 __all__ = [
     "MAX_VERDICTS",
     "Readable",
     "honoured_filter",
     "listen",
+    "offers_tasks",
     "session_notifications",
     "watches",
 ]
@@ -111,8 +133,19 @@ def _offered(compiled: CompiledServer) -> dict[str, str]:
     }
 
 
-def honoured_filter(compiled: CompiledServer, requested: Any) -> dict[str, Any]:
-    """Return the part of the requested ``SubscriptionFilter`` this server serves."""
+def honoured_filter(
+    compiled: CompiledServer, requested: Any, request: McpRequest | None = None
+) -> dict[str, Any]:
+    """Return the part of the requested ``SubscriptionFilter`` this server serves.
+
+    ``request`` is the listen request (its client capabilities decide
+    whether ``taskIds`` may be asked for); ``listen()`` keeps only the
+    caller's own tasks of them.
+
+    Raises:
+        InvalidParams: a malformed filter.
+        MissingClientCapability: ``taskIds`` without the tasks extension declared.
+    """
     if not isinstance(requested, Mapping):
         raise InvalidParams("subscriptions/listen needs a notifications object")
     offered = _offered(compiled)
@@ -125,7 +158,63 @@ def honoured_filter(compiled: CompiledServer, requested: Any) -> dict[str, Any]:
             raise InvalidParams("resourceSubscriptions must be a list of URI strings")
         if compiled.server.subscribe and compiled.capabilities.resources is not UNSET:
             honoured["resourceSubscriptions"] = list(dict.fromkeys(uris))
+    task_ids = requested.get("taskIds")
+    if task_ids is not None:
+        if not isinstance(task_ids, list) or not all(isinstance(t, str) for t in task_ids):
+            raise InvalidParams("taskIds must be a list of task id strings")
+        if offers_tasks(compiled):
+            if request is None or not declares_tasks(request.client_capabilities):
+                raise missing_extension(f"taskIds need the {TASKS_EXTENSION} extension declared")
+            honoured["taskIds"] = list(dict.fromkeys(task_ids))
     return honoured
+
+
+def offers_tasks(compiled: CompiledServer) -> bool:
+    """Return True when ``compiled`` advertises the tasks extension."""
+    return TASKS_EXTENSION in (compiled.capabilities.extensions or {})
+
+
+async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: McpRequest | None) -> list[str]:
+    """Return the ids among ``task_ids`` of the caller's tasks on this server, in order."""
+    from django_mcp.models import McpTask
+
+    if request is None or not task_ids:
+        return []
+    owner = caller_principal(request.user, client_address(request))
+    found = {
+        task_id
+        async for task_id in McpTask.objects.filter(
+            pk__in=task_ids, server=compiled.key, owner=owner
+        ).values_list("pk", flat=True)
+    }
+    return [task_id for task_id in task_ids if task_id in found]
+
+
+async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | None:
+    """Return the encoded ``notifications/tasks`` for the task as it is now (None: it is gone)."""
+    from django_mcp.models import McpTask
+
+    record = await McpTask.objects.filter(pk=task_id).afirst()
+    if record is None:
+        return None
+    record = await checked(record)
+    params = msgspec.to_builtins(TaskStatusNotificationParams(**detailed(record)))
+    return encode_notification("notifications/tasks", {**params, "_meta": dict(meta)})
+
+
+async def _watch_leases(task_ids: list[str]) -> None:
+    """Check the leases of the watched working tasks until none works (changes announce themselves)."""
+    from django_mcp.models import McpTask
+
+    while True:
+        await asyncio.sleep(get_settings().task_lease_timeout / 3)
+        working = [
+            record async for record in McpTask.objects.filter(pk__in=task_ids, status=McpTask.Status.WORKING)
+        ]
+        if not working:
+            return
+        for record in working:
+            await checked(record)
 
 
 async def listen(
@@ -133,17 +222,22 @@ async def listen(
     request_id: Any,
     honoured: dict[str, Any],
     readable: Readable,
+    request: McpRequest | None = None,
 ) -> AsyncIterator[bytes]:
     """Yield the acknowledgement, then matching notifications, as encoded messages.
 
     ``honoured`` comes from ``honoured_filter``; ``readable(uri)`` tells
-    whether the caller may read a URI, subscribed or updated.
+    whether the caller may read a URI, subscribed or updated; ``request``
+    (the listen request) says whose tasks ``taskIds`` may name.
     """
     may_read = _Verdicts(readable)
     if "resourceSubscriptions" in honoured:
         honoured["resourceSubscriptions"] = [
             uri for uri in honoured["resourceSubscriptions"] if await may_read(uri)
         ]
+    if "taskIds" in honoured:
+        honoured["taskIds"] = await _own_tasks(compiled, honoured["taskIds"], request)
+    tasks = frozenset(honoured.get("taskIds") or ())
     meta = {META_SUBSCRIPTION_ID: request_id}
     offered = _offered(compiled)
     lists = {kind: offered[kind] for flag, kind in _LIST_FLAGS.items() if honoured.get(flag)}
@@ -155,8 +249,21 @@ async def listen(
         yield encode_notification(
             "notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": meta}
         )
+        if tasks:
+            for task_id in honoured["taskIds"]:
+                current = await _task_notification(task_id, meta)
+                if current is not None:
+                    yield current
+            leases = asyncio.ensure_future(_watch_leases(list(tasks)))
+            stack.callback(leases.cancel)
         try:
             async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
+                if event.kind == "task":
+                    if event.task_id is not None and event.task_id in tasks:
+                        notification = await _task_notification(event.task_id, meta)
+                        if notification is not None:
+                            yield notification
+                    continue
                 if event.server != compiled.key:
                     continue
                 if event.kind == "resource_updated":
@@ -239,4 +346,5 @@ async def _until_closing(events: AsyncIterator[Event]) -> AsyncGenerator[Event, 
 
 
 def _for_session(event: Event, key: str, offered: Mapping[str, str]) -> bool:
+    # Task events never reach a 2025-11-25 session: the extension does not exist there.
     return event.server == key and (event.kind == "resource_updated" or event.kind in offered)

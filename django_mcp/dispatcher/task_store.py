@@ -1,23 +1,41 @@
 """The stored side of MCP tasks: every write to ``McpTask`` rows.
 
-The request path (``tasks.py``: ``tasks/update``, ``tasks/cancel``) and a
-task's run (``background.py``: ``claim``, ``report``, ``finish``, ``park``)
-change task rows only through these functions, each one conditional UPDATE
-or one row locked with ``select_for_update``, so a worker and a request
-acting on the same task at the same moment never lose a change.
-``TaskHandle`` is the ``request.task`` a running handler sees.
+The request path (``tasks.py``: ``tasks/update``, ``tasks/cancel``, a lapsed
+lease met by a reader), a task's run (``background.py``: ``claim``,
+``renew``, ``report``, ``finish``, ``park``), the in-process pool (``hold``)
+and ``mcp_prune_tasks`` change task rows only through these functions, each
+one conditional UPDATE or one row locked with ``select_for_update``, so a
+worker and a request acting on the same task at the same moment never lose
+a change. A run's writes are conditional on its ``run`` number (the claim
+count): a worker whose lease lapsed, and whose task was failed or run
+again, changes nothing any more. Every write that changes what ``tasks/get``
+shows announces the task (``events.task_changed``), for the
+``notifications/tasks`` of ``subscriptions/listen`` streams.
+
+Lifetimes (SEP-2663 "Tasks": ``ttlMs`` may change over a task's life): a
+task gets its ``expires_at`` (``ttl_ms`` after now) when its work ends or
+waits for input, and loses it when the work starts again; a queued or
+running task never expires. ``TaskHandle`` is the ``request.task`` a running
+handler sees.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import datetime
+import logging
+import os
+import socket
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from django_mcp.exceptions import InvalidParams, McpError, TaskCancelled
+from django_mcp.events import task_changed
+from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import ErrorObject
 from django_mcp.protocol.results import InputRequest
@@ -26,34 +44,76 @@ if TYPE_CHECKING:
     from django_mcp.models import McpTask
 
 __all__ = [
+    "LOST_WORKER",
+    "QUEUED",
+    "RUNNING",
     "TaskHandle",
     "answer",
     "cancel",
     "cancel_requested",
     "claim",
     "error_object",
+    "expire",
+    "fail_job",
     "finish",
+    "hold",
+    "holder",
+    "lapse",
     "park",
+    "renew",
     "report",
 ]
+
+logger = logging.getLogger(__name__)
+
+QUEUED: Final = "queued"
+"""The status message of a working task no worker has started yet."""
+
+RUNNING: Final = "running"
+"""The status message a worker sets when it starts a queued task."""
+
+LOST_WORKER: Final = "The worker running this task stopped"
+"""The status message (and error) of a task whose lease lapsed."""
+
+
+def holder() -> str:
+    """Return who this process's leases are held by: ``host:pid``."""
+    # Read each time: a forked worker (uvicorn --workers, gunicorn) has another pid.
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _expiry(ttl_ms: int | None, now: datetime.datetime) -> datetime.datetime | None:
+    return None if ttl_ms is None else now + datetime.timedelta(milliseconds=ttl_ms)
+
+
+def _announce(task_id: str) -> None:
+    try:
+        task_changed(task_id)
+    except Exception:  # a notification is best effort; the write stands
+        logger.exception("Could not announce a change of MCP task %s", task_id)
 
 
 class TaskHandle:
     """``request.task`` of a tool call running as a task.
 
     ``cancelled`` turns True once the client has cancelled the task (the
-    run checks every ``background.CANCEL_CHECK_INTERVAL`` seconds);
-    ``check_cancelled()`` then raises ``TaskCancelled``. Assigning
-    ``status_message`` publishes it as the task's ``statusMessage`` (written
-    at the same interval, and when the run ends). Neither touches the
-    database from the handler, so both work in sync and async handlers.
+    run checks every ``background.CANCEL_CHECK_INTERVAL`` seconds), or once
+    the run has lost its lease; ``check_cancelled()`` then raises
+    ``TaskCancelled``. Assigning ``status_message`` publishes it as the
+    task's ``statusMessage`` (written at the same interval, and when the run
+    ends). Neither touches the database from the handler, so both work in
+    sync and async handlers.
     """
 
-    __slots__ = ("_cancelled", "_message", "_unsent", "id")
+    __slots__ = ("_cancelled", "_message", "_unsent", "id", "run", "ttl_ms")
 
-    def __init__(self, task_id: str) -> None:
+    def __init__(self, task_id: str, *, run: int = 0, ttl_ms: int | None = None) -> None:
         #: The task id the client polls with.
         self.id = task_id
+        #: Which claim of the task this run is (its writes need it).
+        self.run = run
+        #: Milliseconds the task is kept once the run ends it.
+        self.ttl_ms = ttl_ms
         self._cancelled = False
         self._message: str | None = None
         self._unsent = False
@@ -99,7 +159,10 @@ class TaskHandle:
 
 
 def answer(task_id: str, responses: dict[str, Any]) -> bool:
-    """Record the answers to outstanding requests; return True when none is left."""
+    """Record the answers to outstanding requests; return True when none is left.
+
+    A task with every answer is queued again (``statusMessage`` "queued").
+    """
     from django_mcp.models import McpTask
 
     with transaction.atomic():
@@ -121,44 +184,176 @@ def answer(task_id: str, responses: dict[str, Any]) -> bool:
         record.updated_at = timezone.now()
         if not pending:
             record.status = McpTask.Status.WORKING
-        record.save(update_fields=["input_requests", "input_responses", "updated_at", "status"])
-        return not pending
+            record.status_message = QUEUED
+            record.expires_at = None
+        record.save(
+            update_fields=[
+                "input_requests",
+                "input_responses",
+                "updated_at",
+                "status",
+                "status_message",
+                "expires_at",
+            ]
+        )
+    _announce(task_id)
+    return not pending
 
 
-def cancel(task_id: str) -> None:
+def cancel(task_id: str, ttl_ms: int | None) -> None:
     """Cancel a waiting or unstarted task at once; ask a running one to stop.
 
     Each step is one conditional UPDATE, so a worker claiming the task at
     the same moment either sees it cancelled or is asked to stop.
+    ``ttl_ms`` is the task's own (kept that long once cancelled).
     """
     from django_mcp.models import McpTask
 
     now = timezone.now()
     tasks = McpTask.objects.filter(pk=task_id)
-    ended = dict(status=McpTask.Status.CANCELLED, cancel_requested=True, input_requests={}, updated_at=now)
+    ended = dict(
+        status=McpTask.Status.CANCELLED,
+        cancel_requested=True,
+        input_requests={},
+        updated_at=now,
+        lease_expires_at=None,
+        expires_at=_expiry(ttl_ms, now),
+    )
     if tasks.filter(status=McpTask.Status.INPUT_REQUIRED).update(**ended):
+        _announce(task_id)
         return
     if tasks.filter(status=McpTask.Status.WORKING, running=False).update(**ended):
+        _announce(task_id)
         return
     tasks.filter(status=McpTask.Status.WORKING).update(cancel_requested=True)
+
+
+def lapse(record: McpTask, *, retry: bool) -> bool:
+    """End (or queue again) a working task whose lease lapsed; False if it changed meanwhile.
+
+    The worker (or in-process queue) holding it stopped renewing it. A task
+    the client cancelled ends ``cancelled``; with ``retry`` (retries left),
+    it is queued again and one retry is spent; otherwise it fails with
+    -32603 and ``LOST_WORKER``. The caller enqueues a retried task.
+    """
+    from django_mcp.models import McpTask
+
+    now = timezone.now()
+    same = McpTask.objects.filter(
+        pk=record.pk,
+        status=McpTask.Status.WORKING,
+        runs=record.runs,
+        lease_expires_at=record.lease_expires_at,
+        running=record.running,
+    )
+    changes: dict[str, Any] = {"running": False, "lease_expires_at": None, "updated_at": now}
+    if record.cancel_requested:
+        changes.update(status=McpTask.Status.CANCELLED, expires_at=_expiry(record.ttl_ms, now))
+    elif retry:
+        changes.update(
+            retries_left=F("retries_left") - 1,
+            status_message=f"{QUEUED} again: the worker running it stopped",
+        )
+    else:
+        error = error_object(InternalError(LOST_WORKER))
+        changes.update(
+            status=McpTask.Status.FAILED,
+            error=error,
+            status_message=LOST_WORKER,
+            expires_at=_expiry(record.ttl_ms, now),
+        )
+    if not same.update(**changes):
+        return False
+    _announce(record.pk)
+    return True
+
+
+def fail_job(record: McpTask, message: str) -> bool:
+    """Fail a queued task whose job the Tasks backend failed or lost; False if it changed."""
+    from django_mcp.models import McpTask
+
+    now = timezone.now()
+    same = McpTask.objects.filter(
+        pk=record.pk, status=McpTask.Status.WORKING, running=False, runs=record.runs, job_id=record.job_id
+    )
+    changed = same.update(
+        status=McpTask.Status.FAILED,
+        error=error_object(InternalError(message)),
+        status_message=message,
+        updated_at=now,
+        lease_expires_at=None,
+        expires_at=_expiry(record.ttl_ms, now),
+    )
+    if changed:
+        _announce(record.pk)
+    return bool(changed)
+
+
+def expire(now: datetime.datetime, *, task_id: str | None = None) -> int:
+    """Delete the tasks past their ``expires_at`` (only ``task_id`` when given); return how many."""
+    from django_mcp.models import McpTask
+
+    tasks = McpTask.objects.filter(expires_at__lt=now)
+    if task_id is not None:
+        tasks = tasks.filter(pk=task_id)
+    deleted, _ = tasks.delete()
+    return deleted
 
 
 # ---------------------------------------------------------------- run side
 
 
-def claim(task_id: str) -> McpTask | None:
-    """Mark a working task running and return it; None when it must not run.
+def claim(task_id: str, lease: float) -> McpTask | None:
+    """Mark a working task running under a ``lease``-second lease; None when it must not run.
 
-    A task cancelled before its run started ends ``cancelled`` here.
+    A task cancelled before its run started ends ``cancelled`` here. The
+    returned row's ``runs`` is the new run's number.
     """
     from django_mcp.models import McpTask
 
     tasks = McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, running=False)
     now = timezone.now()
-    tasks.filter(cancel_requested=True).update(status=McpTask.Status.CANCELLED, updated_at=now)
-    if not tasks.filter(cancel_requested=False).update(running=True, updated_at=now):
+    ended = tasks.filter(cancel_requested=True)
+    unstarted = ended.values("ttl_ms").first()
+    if unstarted is not None and ended.update(
+        status=McpTask.Status.CANCELLED, updated_at=now, expires_at=_expiry(unstarted["ttl_ms"], now)
+    ):
+        _announce(task_id)
+    started = tasks.filter(cancel_requested=False).update(
+        running=True,
+        runs=F("runs") + 1,
+        started_at=Coalesce("started_at", Value(now)),
+        lease_expires_at=now + datetime.timedelta(seconds=lease),
+        lease_holder=holder(),
+        updated_at=now,
+    )
+    if not started:
         return None
+    McpTask.objects.filter(pk=task_id, status_message__startswith=QUEUED).update(status_message=RUNNING)
+    _announce(task_id)
     return McpTask.objects.get(pk=task_id)
+
+
+def renew(task_id: str, run: int, lease: float) -> bool:
+    """Extend run ``run``'s lease by ``lease`` seconds; False when the task is no longer its own."""
+    from django_mcp.models import McpTask
+
+    until = timezone.now() + datetime.timedelta(seconds=lease)
+    return bool(
+        McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, running=True, runs=run).update(
+            lease_expires_at=until
+        )
+    )
+
+
+def hold(task_ids: Iterable[str], lease: float) -> int:
+    """Lease queued tasks to this process's in-process pool for ``lease`` seconds; return how many."""
+    from django_mcp.models import McpTask
+
+    until = timezone.now() + datetime.timedelta(seconds=lease)
+    return McpTask.objects.filter(pk__in=list(task_ids), status=McpTask.Status.WORKING, running=False).update(
+        lease_expires_at=until, lease_holder=holder()
+    )
 
 
 def cancel_requested(task_id: str) -> bool:
@@ -168,59 +363,69 @@ def cancel_requested(task_id: str) -> bool:
     return McpTask.objects.filter(pk=task_id, cancel_requested=True).exists()
 
 
-def report(task_id: str, message: str) -> None:
+def report(task_id: str, run: int, message: str) -> None:
     """Publish ``message`` as the running task's ``statusMessage``."""
     from django_mcp.models import McpTask
 
-    McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING).update(
+    if McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, runs=run).update(
         status_message=message, updated_at=timezone.now()
-    )
+    ):
+        _announce(task_id)
 
 
 def finish(
     task_id: str,
     *,
+    run: int | None,
+    ttl_ms: int | None,
     result: dict[str, Any] | None = None,
     error: dict[str, Any] | None = None,
     cancelled: bool = False,
-    running: bool = True,
 ) -> None:
     """End a working task: completed with ``result``, failed with ``error``, or cancelled.
 
-    ``running`` is False for a task that never started running.
+    ``run`` is the run ending it, None for a task that never started
+    running (it could not be enqueued). The task is kept ``ttl_ms`` from now.
     """
     from django_mcp.models import McpTask
 
+    now = timezone.now()
     if cancelled:
         changes: dict[str, Any] = {"status": McpTask.Status.CANCELLED}
     elif error is not None:
         changes = {"status": McpTask.Status.FAILED, "error": error}
     else:
         changes = {"status": McpTask.Status.COMPLETED, "result": result}
-    McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, running=running).update(
-        running=False, updated_at=timezone.now(), **changes
-    )
+    tasks = McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING)
+    tasks = tasks.filter(running=False) if run is None else tasks.filter(running=True, runs=run)
+    if tasks.update(
+        running=False, updated_at=now, lease_expires_at=None, expires_at=_expiry(ttl_ms, now), **changes
+    ):
+        _announce(task_id)
 
 
-def park(task_id: str, requests: Mapping[str, InputRequest], state: Any) -> bool:
+def park(task_id: str, run: int, requests: Mapping[str, InputRequest], state: Any) -> bool:
     """Make a running task wait for ``requests``; return True to run it again now.
 
     Each request gets a wire key unique over the task's lifetime: the
     handler's own key, suffixed ``.2``, ``.3``, ... when already used. A
     task asking for nothing (state only) runs again at once; a cancelled
-    one ends ``cancelled``.
+    one ends ``cancelled``. A waiting task is kept ``ttl_ms`` from now.
     """
     from django_mcp.models import McpTask
 
     with transaction.atomic():
         record = McpTask.objects.select_for_update().filter(pk=task_id, status=McpTask.Status.WORKING).first()
-        if record is None or not record.running:
+        if record is None or not record.running or record.runs != run:
             return False
+        now = timezone.now()
         record.running = False
-        record.updated_at = timezone.now()
+        record.lease_expires_at = None
+        record.updated_at = now
         record.request_state = None if state is UNSET else state
         if record.cancel_requested:
             record.status = McpTask.Status.CANCELLED
+            record.expires_at = _expiry(record.ttl_ms, now)
         elif requests:
             issued = list(record.issued_keys)
             pending: dict[str, Any] = {}
@@ -237,8 +442,10 @@ def park(task_id: str, requests: Mapping[str, InputRequest], state: Any) -> bool
             record.status = McpTask.Status.INPUT_REQUIRED
             record.input_requests = pending
             record.issued_keys = issued
+            record.expires_at = _expiry(record.ttl_ms, now)
         record.save()
-        return record.status == McpTask.Status.WORKING
+    _announce(task_id)
+    return record.status == McpTask.Status.WORKING
 
 
 def error_object(error: McpError) -> dict[str, Any]:

@@ -15,10 +15,13 @@ order, after the arguments are validated (``start_if_task``):
    (SEP-2663: resolve MRTR exchanges before creating the task).
 3. Without the extension the call runs directly; for an ``"optional"`` tool,
    ``use_task()`` (when defined) may decide to run it directly too.
-4. The task is stored (``McpTask``) *before* the answer, so an immediate
-   ``tasks/get`` on any worker finds it; its run is then enqueued on the
-   Tasks framework backend ``MCP_TASK_BACKEND`` (``django_mcp.tasks``, whose
-   job runs ``background.run``). The answer is a flat ``CreateTaskResult``.
+4. The caller's quotas are checked (``task_quota``: unfinished tasks and
+   creations per period), then the task is stored (``McpTask``, status
+   message "queued") *before* the answer, so an immediate ``tasks/get`` on
+   any worker finds it; its run is then enqueued where tasks run
+   (``django_mcp.tasks``: a Tasks framework backend, else this process's
+   thread pool; the job runs ``background.run``). The answer is a flat
+   ``CreateTaskResult``.
 
 ``tasks/get`` answers the task and, by status, the inlined ``CallToolResult``
 (``completed``, tool errors with ``isError: true`` included), the JSON-RPC
@@ -35,11 +38,23 @@ started task is cancelled at once, a running one when its handler notices
 Every ``tasks/*`` request needs the extension declared (-32021) and a
 string ``taskId``. An unknown id, one created through another server or by
 another caller (the rule of a signed ``requestState``: user pk, else client
-address) and one past its ``MCP_TASK_TTL`` are the same -32602 (an expired
-task is deleted when met, and expired tasks are purged whenever one is
-created). Task ids carry 256 random bits. There is no ``tasks/list`` and no
-``tasks/result`` (-32601). Over HTTP, ``Mcp-Name`` must equal
-``params.taskId`` (``transports/_headers.py``).
+address) and one past its expiry are the same -32602 (an expired task is
+deleted when met; expired tasks are purged whenever one is created, and by
+``mcp_prune_tasks``). Task ids carry 256 random bits. There is no
+``tasks/list`` and no ``tasks/result`` (-32601). Over HTTP, ``Mcp-Name``
+must equal ``params.taskId`` (``transports/_headers.py``).
+
+Each read first settles a task whose worker is gone
+(``task_upkeep.checked``: a lapsed lease fails it, cancels it or runs it
+again). ``tasks/cancel`` records the request before that check, so a task
+whose worker died ends ``cancelled``.
+
+``ttlMs`` counts from creation, as the extension defines it, and may change
+over a task's life (SEP-2663 "Tasks"): a task is kept ``MCP_TASK_TTL`` after
+its work ends (or starts waiting for input), so while it is queued or
+running its ``ttlMs`` is the time so far plus the TTL, and once it has
+ended it is fixed at the end plus the TTL. A result stays readable for the
+TTL after it is produced, and nothing is deleted while it is worked on.
 
 ``McpTask`` rows are created here and changed only through
 ``task_store.py``, by the request path and by ``background.run``.
@@ -61,13 +76,16 @@ from django_mcp.dispatcher import task_store
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
+from django_mcp.dispatcher.task_quota import check_quota
 from django_mcp.exceptions import InvalidParams, McpError, MethodNotFound, MissingClientCapability
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequest, InputRequiredResult
 from django_mcp.protocol.tasks import EXTENSION, TERMINAL_STATUSES, CreateTaskResult, GetTaskResult
+from django_mcp.ratelimit import identity_of
 from django_mcp.server.compiler import CompiledTool
 from django_mcp.server.handlers import Handler
+from django_mcp.task_upkeep import checked
 from django_mcp.tasks import enqueue
 
 if TYPE_CHECKING:
@@ -77,9 +95,11 @@ __all__ = [
     "TASK_ID_BYTES",
     "cancel_task",
     "declares_tasks",
+    "detailed",
     "get_task",
     "missing_extension",
     "start_if_task",
+    "ttl_ms",
     "update_task",
 ]
 
@@ -162,6 +182,8 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
     from django_mcp.models import McpTask
 
     settings, request = call.settings, call.request
+    client = identity_of(request)
+    await check_quota(settings, client)
     now = timezone.now()
     ttl = settings.task_ttl
     poll = settings.task_poll_interval
@@ -171,12 +193,15 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
         tool=entry.name,
         owner=caller_principal(request.user, request.client_address),
         user_pk=_user_pk(request.user),
+        client=client,
         status=McpTask.Status.WORKING,
+        status_message=task_store.QUEUED,
         created_at=now,
         updated_at=now,
         ttl_ms=None if ttl is None else round(ttl * 1000),
-        expires_at=None if ttl is None else now + datetime.timedelta(seconds=ttl),
+        expires_at=None,  # kept the TTL once its work ends
         poll_interval_ms=None if poll is None else max(1, round(poll * 1000)),
+        retries_left=entry.task_retries,
         call={
             "arguments": arguments,
             "protocolVersion": request.protocol_version,
@@ -186,12 +211,13 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
         input_responses=dict(request.input_responses),
         request_state=request.request_state,
     )
-    await McpTask.objects.filter(expires_at__lt=now).adelete()
+    await sync_to_async(task_store.expire)(now)
     # Durable before the answer (SEP-2663 "Task Creation"): autocommit.
     await record.asave(force_insert=True)
     await enqueue(record.pk)
     stored = await McpTask.objects.aget(pk=record.pk)  # an immediate backend has run it already
-    return CreateTaskResult(**_fields(stored))
+    # As of its creation: a fresh task's ttlMs is the TTL itself.
+    return CreateTaskResult(**_fields(stored, now=stored.updated_at))
 
 
 def _user_pk(user: Any) -> str:
@@ -204,7 +230,7 @@ def _user_pk(user: Any) -> str:
 async def get_task(call: Call) -> GetTaskResult:
     """Answer ``tasks/get``: the task and what its status carries."""
     record = await _find(call)
-    return GetTaskResult(**_detailed(record))
+    return GetTaskResult(**detailed(record))
 
 
 async def update_task(call: Call) -> EmptyResult:
@@ -219,14 +245,21 @@ async def update_task(call: Call) -> EmptyResult:
 
 
 async def cancel_task(call: Call) -> EmptyResult:
-    """Answer ``tasks/cancel``: ask the task to stop (acknowledged when finished too)."""
-    record = await _find(call)
+    """Answer ``tasks/cancel``: ask the task to stop (acknowledged when finished too).
+
+    The request is recorded before the lease is checked: a task whose
+    worker is gone then ends ``cancelled``, not ``failed``.
+    """
+    from django_mcp.models import McpTask
+
+    record = await _find(call, check=False)
     if record.status not in TERMINAL_STATUSES:
-        await sync_to_async(task_store.cancel)(record.pk)
+        await sync_to_async(task_store.cancel)(record.pk, record.ttl_ms)
+        await checked(await McpTask.objects.aget(pk=record.pk))
     return EmptyResult()
 
 
-async def _find(call: Call) -> McpTask:
+async def _find(call: Call, *, check: bool = True) -> McpTask:
     from django_mcp.models import McpTask
 
     if EXTENSION not in (call.compiled.capabilities.extensions or {}):
@@ -240,22 +273,23 @@ async def _find(call: Call) -> McpTask:
     request = call.request
     if record is None or record.owner != caller_principal(request.user, request.client_address):
         raise InvalidParams(_NOT_FOUND)
-    if record.expires_at is not None and record.expires_at <= timezone.now():
-        await McpTask.objects.filter(pk=record.pk).adelete()
+    now = timezone.now()
+    if record.expires_at is not None and record.expires_at <= now:
+        await sync_to_async(task_store.expire)(now, task_id=record.pk)
         raise InvalidParams("Failed to retrieve task: Task has expired")
-    return record
+    return await checked(record) if check else record
 
 
 # ------------------------------------------------------------------- shapes
 
 
-def _fields(record: McpTask) -> dict[str, Any]:
+def _fields(record: McpTask, now: datetime.datetime | None = None) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "task_id": record.pk,
         "status": record.status,
         "created_at": _timestamp(record.created_at),
         "last_updated_at": _timestamp(record.updated_at),
-        "ttl_ms": record.ttl_ms,
+        "ttl_ms": ttl_ms(record, now),
     }
     if record.status_message:
         fields["status_message"] = record.status_message
@@ -264,7 +298,22 @@ def _fields(record: McpTask) -> dict[str, Any]:
     return fields
 
 
-def _detailed(record: McpTask) -> dict[str, Any]:
+def ttl_ms(record: McpTask, now: datetime.datetime | None = None) -> int | None:
+    """Return the task's ``ttlMs``: milliseconds from creation it is kept (None: unlimited).
+
+    Fixed once the work has ended (its expiry); while the work goes on, the
+    time so far plus the TTL, since the TTL only starts when it ends.
+    """
+    if record.ttl_ms is None:
+        return None
+    end = record.expires_at
+    if end is None:
+        end = (now or timezone.now()) + datetime.timedelta(milliseconds=record.ttl_ms)
+    return max(1, round((end - record.created_at).total_seconds() * 1000))
+
+
+def detailed(record: McpTask) -> dict[str, Any]:
+    """Return the ``GetTaskResult`` (``DetailedTask``) fields of ``record``, by status."""
     fields = _fields(record)
     if record.status == "completed":
         fields["result"] = record.result

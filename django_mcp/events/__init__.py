@@ -2,7 +2,8 @@
 
 Call ``tools_changed(ServerClass)``, ``prompts_changed``,
 ``resources_changed`` or ``resource_updated(ServerClass, uri)`` from any
-code, sync or async, in any worker. The configured backend
+code, sync or async, in any worker; ``task_changed(task_id)`` is what every
+change of an MCP task announces (``dispatcher/task_store.py``). The configured backend
 (``MCP_EVENT_BACKEND``) carries the event to every process holding
 ``subscriptions/listen`` streams (2026-07-28) or legacy GET streams: the
 in-process default serves a single process, the Redis backend many.
@@ -45,21 +46,27 @@ __all__ = [
     "resource_updated",
     "resources_changed",
     "server_key",
+    "task_changed",
     "tools_changed",
 ]
 
 logger = logging.getLogger(__name__)
 
-EventKind = Literal["tools", "prompts", "resources", "resource_updated"]
+EventKind = Literal["tools", "prompts", "resources", "resource_updated", "task"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Event:
-    """A change of one server's catalog, or of one resource's contents."""
+    """A change of one server's catalog, of one resource's contents, or of one task.
+
+    A task event names its task by ``task_id`` (unique across servers);
+    its ``server`` is empty: the writer of a task row need not know it.
+    """
 
     server: str
     kind: EventKind
     uri: str | None = None
+    task_id: str | None = None
 
 
 def server_key(server: Any) -> str:
@@ -126,6 +133,11 @@ def prompts_changed(server: Any) -> None:
 def resources_changed(server: Any) -> None:
     """Announce that ``server``'s resource list changed."""
     get_backend().publish(Event(server_key(server), "resources"))
+
+
+def task_changed(task_id: str) -> None:
+    """Announce that MCP task ``task_id`` changed (status, message, outcome)."""
+    get_backend().publish(Event("", "task", task_id=task_id))
 
 
 def resource_updated(server: Any, uri: str) -> None:

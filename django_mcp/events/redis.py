@@ -136,7 +136,9 @@ class RedisEventBackend(EventBackend):
 
     def publish(self, event: Event) -> None:
         """Queue ``event`` for every process; never blocks, never raises for Redis."""
-        payload = msgspec.json.encode([event.server, event.kind, event.uri])
+        # Three slots: the last is a task event's task id, else the URI.
+        subject = event.task_id if event.kind == "task" else event.uri
+        payload = msgspec.json.encode([event.server, event.kind, subject])
         _publisher(self.url).send(self.events_channel, payload)
 
     # ------------------------------------------------------------- listen
@@ -418,8 +420,8 @@ class _Subscription:
             backend._control(self, data)
             return
         try:
-            server, kind, uri = msgspec.json.decode(data)
-            event = Event(server, kind, uri)
+            server, kind, subject = msgspec.json.decode(data)
+            event = Event(server, kind, task_id=subject) if kind == "task" else Event(server, kind, subject)
         except (msgspec.DecodeError, ValueError, TypeError):
             logger.warning("Ignored a malformed MCP event on %s", backend.events_channel)
             return

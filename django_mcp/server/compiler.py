@@ -104,6 +104,8 @@ class CompiledTool(_Entry):
     prepare: Handler | None = None
     #: ``use_task()``: decides whether an optional-task call is a task.
     use_task: Handler | None = None
+    #: Runs a task may get again after its worker stopped (``task_retries``).
+    task_retries: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -470,7 +472,24 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
         task=task,
         prepare=prepare,
         use_task=use_task,
+        task_retries=_task_retries(component, label, task),
     )
+
+
+def _task_retries(component: type[Any], label: str, task: str | None) -> int:
+    """Return a tool's ``task_retries``: a non-negative int, only with task support."""
+    retries = component.task_retries
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ImproperlyConfigured(
+            f"{label}.task_retries must be a non-negative int, got {retries!r}: the runs a task "
+            "may get again after its worker stopped"
+        )
+    if retries and task is None:
+        raise ImproperlyConfigured(
+            f"{label}.task_retries is set but the tool never runs as a task: set task = 'optional' "
+            "or 'required'"
+        )
+    return retries
 
 
 def _task_support(

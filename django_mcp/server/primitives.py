@@ -212,7 +212,10 @@ class Tool(_Component, Generic[InputT, OutputT]):
     ``"required"`` always (a client without the extension gets -32021).
     ``prepare()`` (same parameters) runs first, in the request itself, and
     may return ``input_required(...)`` to ask the client before any task
-    exists. See ``docs/tasks.md``.
+    exists. ``task_retries`` is how many more times a task is run when the
+    worker running it stops (its lease lapses) before it fails: set it only
+    for a tool whose ``handle()`` is safe to run again (idempotent). See
+    ``docs/tasks.md``.
     """
 
     _suffix = "Tool"
@@ -222,6 +225,8 @@ class Tool(_Component, Generic[InputT, OutputT]):
     annotations: ClassVar[ToolAnnotations | None] = None
     #: "optional", "required" or None: may calls run as tasks?
     task: ClassVar[Literal["optional", "required"] | None] = None
+    #: Runs a task may get again after its worker stopped (0: it fails).
+    task_retries: ClassVar[int] = 0
 
     def __class_getitem__(cls, params: Any) -> Any:
         # Tool[Input] means "no output schema": pad to two type arguments.

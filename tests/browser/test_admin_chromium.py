@@ -13,7 +13,8 @@ Three servers are driven:
   fixture app (``tests/browser/playground_site``), with its own SQLite
   database and users made by ``manage.py shell``: the catalog, the
   playground (a form, an elicitation round, refused calls, a destructive
-  tool, completion, every content type);
+  tool, completion, every content type, a task polled until it ends and
+  one cancelled, run by the server's own thread pool);
 * a fresh ``django-admin startproject`` site whose only changes are
   ``INSTALLED_APPS += ["django_mcp", ...]``, ``include("django_mcp.urls")``
   and one app with an ``mcp.py``, under ``runserver``: the MCP section is
@@ -210,7 +211,7 @@ def test_index_links_the_catalog_and_pages_are_styled_under_uvicorn(
         page.wait_for_url(f"{site_url}{SECTION}")
         _styled(page)
         rows = page.locator("tr.mcp-server")
-        assert rows.count() == 3  # library, shelf and the playground fixture
+        assert rows.count() == 4  # library, shelf, the playground fixture and the task server
         fixture = rows.filter(has_text="Playground fixture")
         assert "HTTP /mcp/playground" in " ".join(fixture.inner_text().split())
         _shot(page, "mcp-catalog.png")
@@ -483,3 +484,36 @@ def test_staff_logs_in_and_sees_the_one_page_catalog(
         assert '"type": "object"' in schema.inner_text()
         assert page.locator("tr.mcp-tool").count() == len(ConformanceServer.compiled().tools)
         _shot(page, "admin-catalog.png")
+
+
+def _task_tool(name: str) -> str:
+    return f"{SECTION}{quote(f'tests.browser.playground_site.mcp.TaskServer~tool~{name}')}/change/"
+
+
+def test_playground_follows_a_task_until_it_ends(chromium_path: str, site_url: str) -> None:
+    # The site has no TASKS setting: the task runs in the server's own thread pool.
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player", _task_tool("slow_compute"))
+        page.fill("#id_arg-seconds", "2")
+        page.fill("#id_arg-label", "browser")
+        page.click("input.mcp-send")
+        panel = page.locator("#mcp-task")
+        panel.wait_for()
+        assert panel.get_attribute("data-poll-ms") == "1000"
+        _shot(page, "mcp-playground-task-working.png")
+        # playground.js polls the panel at pollIntervalMs until the task ends.
+        page.locator("#mcp-task.mcp-task-completed").wait_for()
+        assert page.locator("#mcp-task pre.mcp-text").inner_text() == "Computed browser in 2 s"
+        assert page.locator("#mcp-task-cancel-form").count() == 0
+        _shot(page, "mcp-playground-task-completed.png")
+
+
+def test_playground_cancels_a_running_task(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player", _task_tool("slow_compute"))
+        page.fill("#id_arg-seconds", "60")
+        page.click("input.mcp-send")
+        page.locator("#mcp-task").wait_for()
+        page.locator("#mcp-task-cancel-form input[type=submit]").click()
+        page.locator("#mcp-task.mcp-task-cancelled").wait_for()
+        assert page.locator("#mcp-task .mcp-task-status").inner_text() == "cancelled"

@@ -219,7 +219,7 @@ async def test_a_task_runs_once_whoever_else_tries() -> None:
     task_id = await create("checkpoint")
     await McpTask.objects.filter(pk=task_id).aupdate(running=True)
 
-    assert await asyncio.to_thread(claim, task_id) is None
+    assert await asyncio.to_thread(claim, task_id, 30) is None
 
 
 async def test_state_only_input_asks_for_another_run_which_gets_its_state() -> None:

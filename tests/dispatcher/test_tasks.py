@@ -12,14 +12,17 @@ CreateTaskResult and GetTaskResult (tests/wire_schema.py).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
+from unittest.mock import ANY
 
 import msgspec
 import pytest
+from asgiref.sync import sync_to_async
 from django.test import override_settings
 from django.utils import timezone
 
@@ -141,9 +144,19 @@ class GatedTool(Tool):
         return McpResponse.text(f"hi {request.input_responses['name']['content']['answer']}")
 
 
+class RetryTool(Tool[EchoInput]):
+    name = "retry"
+    task = "optional"
+    task_retries = 1  # safe to run again: it only echoes
+
+    def handle(self, payload: EchoInput) -> McpResponse:
+        return McpResponse.text(f"again {payload.text}")
+
+
 class TaskServer(Server):
     tools = (
         EchoTool,
+        RetryTool,
         InstantTool,
         RequiredTool,
         PlainTool,
@@ -223,7 +236,10 @@ async def test_optional_tool_answers_a_flat_task_to_a_declaring_client(dispatche
 
     assert len(created["taskId"]) == 43  # TASK_ID_BYTES of URL-safe Base64
     assert TASK_ID_BYTES == 32
-    assert created["ttlMs"] == 3_600_000
+    record = await McpTask.objects.aget(pk=created["taskId"])
+    assert record.expires_at is not None  # run in the request: kept an hour from its end
+    assert created["ttlMs"] == round((record.expires_at - record.created_at).total_seconds() * 1000)
+    assert created["ttlMs"] >= 3_600_000
     assert created["pollIntervalMs"] == 1000
     assert created["createdAt"].endswith("Z")
     assert not {"result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval"} & set(
@@ -666,3 +682,198 @@ def test_wire_schema_rejects_a_malformed_task_notification(wire_schema: Any) -> 
     }
 
     assert wire_schema.check(notification, era="modern")
+
+
+# ------------------------------------------------------------ lifetimes
+
+
+async def test_a_task_says_queued_until_a_worker_starts_it(dispatcher: Dispatcher, stored_only: None) -> None:
+    from django_mcp.dispatcher.task_store import claim
+
+    created = await start(dispatcher, "echo", {"text": "hi"})
+    await sync_to_async(claim)(created["taskId"], 30)
+
+    assert created["statusMessage"] == "queued"
+    assert (await get(dispatcher, created["taskId"]))["statusMessage"] == "running"
+
+
+@override_settings(MCP_TASK_TTL=0.05)
+async def test_a_queued_task_never_expires_and_its_ttl_grows(
+    dispatcher: Dispatcher, stored_only: None
+) -> None:
+    created = await start(dispatcher, "echo", {"text": "hi"})
+    await asyncio.sleep(0.2)  # four TTLs in the queue
+
+    later = await get(dispatcher, created["taskId"])
+
+    assert later["status"] == "working"
+    assert later["ttlMs"] > created["ttlMs"] >= 50
+    assert (await McpTask.objects.aget(pk=created["taskId"])).expires_at is None
+
+
+@override_settings(MCP_TASK_TTL=600)
+async def test_a_finished_task_is_kept_the_ttl_from_its_end(dispatcher: Dispatcher) -> None:
+    created = await start(dispatcher, "echo", {"text": "hi"})
+    record = await McpTask.objects.aget(pk=created["taskId"])
+
+    polled = await get(dispatcher, created["taskId"])
+
+    assert record.expires_at == record.updated_at + datetime.timedelta(seconds=600)
+    ended_after = (record.updated_at - record.created_at).total_seconds() * 1000
+    assert polled["ttlMs"] == round(ended_after + 600_000)
+
+
+async def test_an_answered_task_is_queued_again_and_never_expires_while_queued(
+    dispatcher: Dispatcher, stored_only: None
+) -> None:
+    from django_mcp.dispatcher import background
+
+    task_id = (await start(dispatcher, "ask"))["taskId"]
+    await background.run(task_id)
+    waiting = await McpTask.objects.aget(pk=task_id)
+    await ask(
+        dispatcher,
+        "tasks/update",
+        {"taskId": task_id, "inputResponses": {"first": answer("a"), "second": answer("b")}},
+    )
+    resumed = await McpTask.objects.aget(pk=task_id)
+
+    assert (waiting.status, waiting.expires_at is not None) == ("input_required", True)
+    assert (resumed.status, resumed.status_message, resumed.expires_at) == ("working", "queued", None)
+
+
+# ---------------------------------------------------------------- leases
+
+
+async def _lapse(task_id: str) -> None:
+    past = timezone.now() - datetime.timedelta(seconds=1)
+    await McpTask.objects.filter(pk=task_id).aupdate(
+        running=True, runs=1, lease_expires_at=past, lease_holder="gone:1"
+    )
+
+
+async def test_a_task_whose_lease_lapsed_fails_when_read(dispatcher: Dispatcher, stored_only: None) -> None:
+    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
+    await _lapse(task_id)
+
+    polled = await get(dispatcher, task_id)
+
+    assert polled["status"] == "failed"
+    assert polled["error"] == {
+        "code": jsonrpc.INTERNAL_ERROR,
+        "message": "The worker running this task stopped",
+    }
+    assert polled["statusMessage"] == "The worker running this task stopped"
+    record = await McpTask.objects.aget(pk=task_id)
+    assert (record.running, record.lease_expires_at, record.expires_at is not None) == (False, None, True)
+
+
+async def test_a_cancel_of_a_task_whose_lease_lapsed_ends_it_cancelled(
+    dispatcher: Dispatcher, stored_only: None
+) -> None:
+    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
+    await _lapse(task_id)
+
+    await ask(dispatcher, "tasks/cancel", {"taskId": task_id})
+
+    assert (await get(dispatcher, task_id))["status"] == "cancelled"
+
+
+async def test_a_task_safe_to_retry_runs_again_when_its_lease_lapsed(
+    dispatcher: Dispatcher, stored_only: None, settings: Any
+) -> None:
+    task_id = (await start(dispatcher, "retry", {"text": "hi"}))["taskId"]
+    await _lapse(task_id)
+    settings.MCP_TASK_BACKEND = "default"  # the retry runs at once
+
+    retried = await get(dispatcher, task_id)
+    await _lapse(task_id)  # and its worker dies too: no retry is left
+    again = await get(dispatcher, task_id)
+
+    assert retried["status"] == "completed"
+    assert retried["result"]["content"] == [{"type": "text", "text": "again hi"}]
+    assert again["status"] == "completed"  # a finished task has no lease to lapse
+    assert (await McpTask.objects.aget(pk=task_id)).retries_left == 0
+
+
+async def test_a_second_lapse_of_a_retried_task_fails_it(dispatcher: Dispatcher, stored_only: None) -> None:
+    task_id = (await start(dispatcher, "retry", {"text": "hi"}))["taskId"]
+    await _lapse(task_id)
+    first = await get(dispatcher, task_id)  # queued again (on the stored backend)
+    await _lapse(task_id)
+
+    second = await get(dispatcher, task_id)
+
+    assert (first["status"], first["statusMessage"]) == (
+        "working",
+        "queued again: the worker running it stopped",
+    )
+    assert second["status"] == "failed"
+
+
+async def test_a_queued_task_whose_job_failed_fails(
+    dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
+) -> None:
+    import django_mcp.task_upkeep
+
+    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
+    quiet = timezone.now() - datetime.timedelta(minutes=5)
+    await McpTask.objects.filter(pk=task_id).aupdate(updated_at=quiet)
+
+    async def failed(job_id: str) -> str:
+        return "FAILED"
+
+    monkeypatch.setattr(django_mcp.task_upkeep, "job_status", failed)
+    polled = await get(dispatcher, task_id)
+
+    assert polled["status"] == "failed"
+    assert polled["error"]["message"] == "The Tasks backend failed this task's job before it ran"
+
+
+# ---------------------------------------------------------------- quotas
+
+
+async def _burst(dispatcher: Dispatcher, count: int) -> list[dict[str, Any]]:
+    return [
+        await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": str(n)}})
+        for n in range(count)
+    ]
+
+
+async def test_300_anonymous_creations_in_a_burst_hit_the_unfinished_quota(
+    dispatcher: Dispatcher, stored_only: None
+) -> None:
+    replies = await _burst(dispatcher, 300)
+
+    created = [reply for reply in replies if "result" in reply]
+    refused = [reply["error"] for reply in replies if "error" in reply]
+    assert len(created) == 100  # MCP_MAX_TASKS_PER_CLIENT
+    assert {error["code"] for error in refused} == {jsonrpc.INTERNAL_ERROR}
+    assert len(refused) == 200
+    assert refused[0]["data"] == {"quota": "unfinished", "limit": 100}
+    assert await McpTask.objects.acount() == 100
+
+
+@override_settings(MCP_MAX_TASKS_PER_CLIENT=None)
+async def test_300_anonymous_creations_in_a_burst_hit_the_rate_quota(dispatcher: Dispatcher) -> None:
+    replies = await _burst(dispatcher, 300)
+
+    refused = [reply["error"] for reply in replies if "error" in reply]
+    assert len(refused) == 180  # at most 120 a minute (MCP_TASK_RATE_LIMIT)
+    assert refused[0]["code"] == jsonrpc.INTERNAL_ERROR
+    assert refused[0]["data"] == {"quota": "rate", "limit": 120, "period": 60, "retryAfter": ANY}
+    assert 1 <= refused[0]["data"]["retryAfter"] <= 60
+
+
+@override_settings(MCP_MAX_TASKS_PER_CLIENT=2, MCP_TASK_RATE_LIMIT=None)
+async def test_quotas_count_each_caller_apart(dispatcher: Dispatcher, stored_only: None) -> None:
+    from django.contrib.auth.models import User
+
+    ana = await User.objects.acreate(username="ana")
+    await _burst(dispatcher, 2)
+
+    anonymous = await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": "x"}})
+    hers = await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": "x"}}, user=ana)
+
+    assert anonymous["error"]["code"] == jsonrpc.INTERNAL_ERROR
+    assert hers["result"]["resultType"] == "task"

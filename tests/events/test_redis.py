@@ -58,6 +58,17 @@ async def test_event_published_by_one_worker_reaches_listeners_of_another(backen
 
 
 @shared_redis
+async def test_a_task_event_reaches_another_worker_with_its_task_id(backends) -> None:  # type: ignore[no-untyped-def]
+    publisher, listener = backends
+    event = Event("", "task", task_id="kW3Zs9")
+    async with listener.listen() as events:
+        publisher.publish(event)
+        received = await asyncio.wait_for(anext(events), timeout=5)
+    assert received == event
+    assert received.uri is None
+
+
+@shared_redis
 def test_publishing_from_sync_code_reaches_async_listeners(backends) -> None:  # type: ignore[no-untyped-def]
     publisher, listener = backends
 

@@ -6,12 +6,15 @@ the fixture server at ``/conformance/mcp``. A leg passes only when the
 harness exits 0: every required scenario green, no expected-failures file.
 
 The tasks extension (``io.modelcontextprotocol/tasks``) is no revision's
-requirement: its ``tasks-*`` scenarios run one by one against the same live
-server, whose tasks django-tasks-db stores and a ``db_worker`` process runs
-(``tests/conftest.py``). They pass with ``conformance-tasks-expected-failures.yaml``,
-which lists only the generic ``wire-schema-valid`` check where a task is
-created; each such violation must be a ``tools/call`` answered with a
-``CreateTaskResult``, which the core schema cannot describe.
+requirement: its ``tasks-*`` scenarios run one by one, twice: against the
+same live server, whose tasks django-tasks-db stores and a ``db_worker``
+process runs (``tests/conftest.py``), and against the demo as ``.ci/demo``
+starts it (no ``TASKS`` setting, no worker process: tasks run in the
+server's own thread pool). They pass with
+``conformance-tasks-expected-failures.yaml``, which lists only the generic
+``wire-schema-valid`` check where a task is created; each such violation
+must be a ``tools/call`` answered with a ``CreateTaskResult``, which the
+core schema cannot describe.
 """
 
 from __future__ import annotations
@@ -101,6 +104,17 @@ def test_official_tasks_extension_scenario_passes(
         pytest.skip(
             "django-tasks-db is not installed (the tasks extra): no worker runs the live server's tasks"
         )
+    _passes_tasks_scenario(scenario, live_server_url, node_bin, tmp_path)
+
+
+@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
+def test_official_tasks_extension_scenario_passes_on_the_demo_with_no_worker(
+    scenario: str, demo_server_url: str, node_bin: Path, tmp_path: Path
+) -> None:
+    _passes_tasks_scenario(scenario, demo_server_url, node_bin, tmp_path)
+
+
+def _passes_tasks_scenario(scenario: str, base_url: str, node_bin: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"}
     results = tmp_path / "results"
     result = subprocess.run(
@@ -108,7 +122,7 @@ def test_official_tasks_extension_scenario_passes(
             str(node_bin / "conformance"),
             "server",
             "--url",
-            f"{live_server_url}/conformance/mcp",
+            f"{base_url}/conformance/mcp",
             "--scenario",
             scenario,
             "--expected-failures",

@@ -7,13 +7,19 @@ database of the test's own on the local PostgreSQL server, dropped
 afterwards). The raw 2026-07-28 wire is used, headers included. Skipped with
 the reason where PostgreSQL, psycopg or django-tasks-db is missing. Every wait
 is bounded.
+
+The worker-fault tests get a web process and a ``db_worker`` of their own,
+with a short task lease (``LEASE`` seconds), and ``kill -9`` that worker in
+the middle of a task: the task must end within the lease plus one poll.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
+import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,6 +30,8 @@ EXTENSION = "io.modelcontextprotocol/tasks"
 PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres", "dbname": "postgres"}
 #: Seconds any wait of these tests may take.
 BOUND = 30.0
+#: Seconds a task's lease lasts in the worker-fault tests.
+LEASE = 5
 
 
 def _admin_connection() -> Any:
@@ -34,9 +42,9 @@ def _admin_connection() -> Any:
         pytest.skip(f"PostgreSQL is not reachable at {PG['host']}:{PG['port']} as {PG['user']}: {exc}")
 
 
-@pytest.fixture(scope="module")
-def database() -> Iterator[str]:
-    """Create a PostgreSQL database of this module's own; drop it afterwards."""
+@contextlib.contextmanager
+def _private_database() -> Iterator[str]:
+    """Create a PostgreSQL database of the caller's own; drop it afterwards."""
     pytest.importorskip("django_tasks_db", reason="django-tasks-db is not installed (the tasks extra)")
     admin = _admin_connection()
     name = f"django_mcp_tasks_{secrets.token_hex(6)}"
@@ -46,6 +54,13 @@ def database() -> Iterator[str]:
             yield name
         finally:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def database() -> Iterator[str]:
+    """Create a PostgreSQL database of this module's own; drop it afterwards."""
+    with _private_database() as name:
+        yield name
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +88,37 @@ def cluster(
             stack.enter_context(start_server(uvicorn_command(port), port=port, log_path=log_path, env=env))
         stack.enter_context(start_tasks_worker(env, logs / "db_worker.log"))
         yield f"http://127.0.0.1:{ports[0]}", f"http://127.0.0.1:{ports[1]}"
+
+
+@pytest.fixture
+def faulty(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    start_tasks_worker: Callable[..., contextlib.AbstractContextManager[Any]],
+    tmp_path: Any,
+) -> Iterator[tuple[str, str, Any]]:
+    """Run one uvicorn process and one ``db_worker`` with ``LEASE``-second task leases.
+
+    They have a database of their own (no other worker takes their tasks).
+    Yield the web URL, the database and the worker process, which the test
+    may kill.
+    """
+    from tests.conftest import _free_port, migrate, uvicorn_command
+
+    with _private_database() as database:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "testproject.settings",
+            "DJANGO_MCP_PG_NAME": database,
+            "DJANGO_MCP_TASKS": "database",
+            "DJANGO_MCP_TASK_LEASE_TIMEOUT": str(LEASE),
+        }
+        migrate(env)
+        port = _free_port()
+        with (
+            start_server(uvicorn_command(port), port=port, log_path=tmp_path / "web.log", env=env),
+            start_tasks_worker(env, tmp_path / "db_worker.log") as worker,
+        ):
+            yield f"http://127.0.0.1:{port}", database, worker
 
 
 def post(base: str, method: str, params: dict[str, Any], *, name: str | None = None) -> dict[str, Any]:
@@ -182,7 +228,8 @@ def test_cancelling_through_one_web_worker_stops_the_work_in_the_tasks_worker(
         {"name": "slow_compute", "arguments": {"seconds": 60, "label": "long"}},
         name="slow_compute",
     )
-    wait_for(lambda: "statusMessage" in get(second, created["taskId"]))  # the handler is running
+    # The handler is running: it has published its own status message.
+    wait_for(lambda: get(second, created["taskId"]).get("statusMessage", "").endswith("s left"))
 
     ack = post(second, "tasks/cancel", {"taskId": created["taskId"]}, name=created["taskId"])
     cancelled = wait_for(lambda: (state := get(first, created["taskId"]))["status"] != "working" and state)
@@ -192,3 +239,66 @@ def test_cancelling_through_one_web_worker_stops_the_work_in_the_tasks_worker(
     assert "result" not in cancelled
     job = wait_for(lambda: (found := job_of(database, created["taskId"]))["finished"] and found)
     assert (job["finished"] - job["started"]).total_seconds() < 10  # the 60 s of work stopped
+
+
+def _start_long_task(base: str) -> dict[str, Any]:
+    created = post(
+        base,
+        "tools/call",
+        {"name": "slow_compute", "arguments": {"seconds": 120, "label": "doomed"}},
+        name="slow_compute",
+    )
+    # Its handler runs in the worker: it has published its own status message.
+    wait_for(lambda: get(base, created["taskId"]).get("statusMessage", "").endswith("s left"))
+    return created
+
+
+def _polls_until_ended(base: str, task_id: str, interval: float) -> tuple[dict[str, Any], int]:
+    """Poll every ``interval`` seconds (the task's pollIntervalMs) until the task ends."""
+    polls = 0
+    deadline = time.monotonic() + BOUND
+    while True:
+        polls += 1
+        state = get(base, task_id)
+        if state["status"] != "working":
+            return state, polls
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(interval)
+
+
+def test_a_task_whose_worker_is_killed_fails_within_the_lease_and_one_poll(
+    faulty: tuple[str, str, Any],
+) -> None:
+    base, database, worker = faulty
+    created = _start_long_task(base)
+    interval = created["pollIntervalMs"] / 1000
+
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=BOUND)
+    ended, polls = _polls_until_ended(base, created["taskId"], interval)
+
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
+    assert ended["statusMessage"] == "The worker running this task stopped"
+    # The lease lasts LEASE seconds from its last renewal, made at most
+    # LEASE / 3 before the kill: the polls at pollIntervalMs see its end
+    # within the lease plus one poll.
+    assert polls <= math.ceil(LEASE / interval) + 1
+    assert job_of(database, created["taskId"])["status"] == "RUNNING"  # the job row never learnt
+
+
+def test_a_cancel_of_a_task_whose_worker_is_killed_ends_it_cancelled(
+    faulty: tuple[str, str, Any],
+) -> None:
+    base, _database, worker = faulty
+    created = _start_long_task(base)
+    interval = created["pollIntervalMs"] / 1000
+
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=BOUND)
+    ack = post(base, "tasks/cancel", {"taskId": created["taskId"]}, name=created["taskId"])
+    ended, polls = _polls_until_ended(base, created["taskId"], interval)
+
+    assert set(ack) == {"resultType", "_meta"}
+    assert ended["status"] == "cancelled"
+    assert polls <= math.ceil(LEASE / interval) + 1

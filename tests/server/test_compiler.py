@@ -595,6 +595,36 @@ def test_task_hooks_take_the_parameters_handle_may() -> None:
     assert "prepare() parameter 'other' cannot be supplied" in refused(server_with(tools=[tool]), tool)
 
 
+def test_task_retries_are_compiled_for_a_task_tool() -> None:
+    tool = type(
+        "RetriedTool",
+        (Tool,),
+        {"task": "optional", "task_retries": 2, "handle": lambda self: McpResponse.text("x")},
+    )
+
+    assert compile_server(server_with(tools=[tool])).tools["retried"].task_retries == 2
+    assert compile_server(server_with(tools=[ReportTool])).tools["report"].task_retries == 0
+
+
+@pytest.mark.parametrize(
+    ("task", "retries", "problem"),
+    [
+        ("optional", -1, "task_retries must be a non-negative int"),
+        ("optional", True, "task_retries must be a non-negative int"),
+        ("optional", "2", "task_retries must be a non-negative int"),
+        (None, 1, "task_retries is set but the tool never runs as a task"),
+    ],
+)
+def test_bad_task_retries_are_refused(task: Any, retries: Any, problem: str) -> None:
+    tool = type(
+        "BadRetryTool",
+        (Tool,),
+        {"task": task, "task_retries": retries, "handle": lambda self: McpResponse.text("x")},
+    )
+
+    assert problem in refused(server_with(tools=[tool]), tool)
+
+
 def test_a_compiled_server_is_found_by_its_key() -> None:
     server = type("UniquelyNamedReportServer", (Server,), {"tools": (ReportTool,)})
     compiled = compile_server(server)

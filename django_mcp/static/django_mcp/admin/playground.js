@@ -1,4 +1,8 @@
-// Argument completion in the MCP playground (django_mcp.admin).
+// The MCP playground (django_mcp.admin): argument completion, task polling.
+//
+// A task panel with data-poll-url (a task still working) is fetched again
+// every data-poll-ms milliseconds (the task's pollIntervalMs) and replaced
+// by what comes back, until the task ends or needs input.
 //
 // A form with data-complete-url asks the server for suggestions
 // (completion/complete, through the admin's complete/ view) as an input
@@ -62,4 +66,30 @@
   };
 
   document.querySelectorAll("form[data-complete-url]").forEach(setUp);
+
+  const poll = (panel) => {
+    const url = panel.dataset.pollUrl;
+    const delay = Math.max(100, Number(panel.dataset.pollMs) || 1000);
+    setTimeout(async () => {
+      try {
+        const response = await fetch(url, {credentials: "same-origin"});
+        if (!response.ok) {
+          return;
+        }
+        const holder = document.createElement("div");
+        holder.innerHTML = await response.text();
+        const fresh = holder.querySelector("#mcp-task");
+        if (fresh) {
+          panel.replaceWith(fresh);
+          if (fresh.dataset.pollUrl) {
+            poll(fresh);
+          }
+        }
+      } catch (error) {
+        poll(panel);  // try again later
+      }
+    }, delay);
+  };
+
+  document.querySelectorAll("#mcp-task[data-poll-url]").forEach(poll);
 }

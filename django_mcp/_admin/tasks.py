@@ -1,0 +1,107 @@
+"""The admin's list of MCP tasks: status, owner, age, lease, and what is stuck.
+
+``McpTaskAdmin`` shows ``McpTask`` rows read-only (they change only through
+``dispatcher/task_store.py``); staff with the model's delete permission may
+delete them. The "stuck" filter finds working tasks whose lease lapsed (no
+reader has settled them yet: ``mcp_prune_tasks`` does) and tasks queued for
+longer than ``STUCK_QUEUED`` with no worker taking them.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from django_mcp.models import McpTask
+
+__all__ = ["STUCK_QUEUED", "McpTaskAdmin", "StuckFilter", "lease_state"]
+
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[McpTask]
+else:
+    _ModelAdmin = admin.ModelAdmin
+
+STUCK_QUEUED: Final = datetime.timedelta(minutes=10)
+"""How long a task may wait for a worker before the admin calls it stuck."""
+
+
+def lease_state(task: McpTask, now: datetime.datetime | None = None) -> str:
+    """Return where the task's lease stands, in a few words."""
+    now = now or timezone.now()
+    if task.status != McpTask.Status.WORKING:
+        return "—"
+    if task.lease_expires_at is None:
+        return "queued, no lease" if not task.running else "running, no lease"
+    what = "running" if task.running else "queued in process"
+    holder = f" by {task.lease_holder}" if task.lease_holder else ""
+    if task.lease_expires_at <= now:
+        return f"LAPSED {timesince(task.lease_expires_at, now)} ago ({what}{holder})"
+    return f"{what}{holder}, renewed until {timezone.localtime(task.lease_expires_at):%H:%M:%S}"
+
+
+class StuckFilter(admin.SimpleListFilter):
+    """Filter working tasks whose worker is gone, or that no worker takes."""
+
+    title = "stuck"
+    parameter_name = "stuck"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        """Offer the two kinds of stuck task."""
+        return [
+            ("lapsed", "Lease lapsed (worker gone)"),
+            ("queued", f"Queued over {int(STUCK_QUEUED.total_seconds() // 60)} minutes"),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[McpTask]) -> QuerySet[McpTask]:
+        """Keep only the chosen kind of stuck task."""
+        now = timezone.now()
+        working = queryset.filter(status=McpTask.Status.WORKING)
+        if self.value() == "lapsed":
+            return working.filter(lease_expires_at__lte=now)
+        if self.value() == "queued":
+            return working.filter(running=False, updated_at__lte=now - STUCK_QUEUED)
+        return queryset
+
+
+class McpTaskAdmin(_ModelAdmin):
+    """List and inspect MCP tasks; nothing is edited here."""
+
+    list_display = ("short_id", "tool", "status", "status_message", "owner", "age", "lease", "runs")
+    list_filter = ("status", StuckFilter, "tool")
+    search_fields = ("id", "tool", "owner", "client", "job_id")
+    ordering = ("-created_at",)
+    date_hierarchy = "created_at"
+    list_per_page = 50
+
+    def get_readonly_fields(self, request: HttpRequest, obj: McpTask | None = None) -> list[str]:
+        """Show every field read-only, the lease in words too."""
+        return [field.name for field in McpTask._meta.fields] + ["lease"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """Return False: tasks are created by ``tools/call``."""
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: McpTask | None = None) -> bool:
+        """Return False: tasks change only through their run and their client."""
+        return False
+
+    @admin.display(description="task id")
+    def short_id(self, task: McpTask) -> str:
+        """Return the first characters of the task id."""
+        return f"{task.pk[:12]}…"
+
+    @admin.display(description="age", ordering="created_at")
+    def age(self, task: McpTask) -> str:
+        """Return how long ago the task was created."""
+        return timesince(task.created_at)
+
+    @admin.display(description="lease")
+    def lease(self, task: McpTask) -> str:
+        """Return the lease state (``lease_state``)."""
+        return lease_state(task)

@@ -1,0 +1,156 @@
+"""The in-process task pool (django_mcp/task_pool.py) and its Tasks backend.
+
+Jobs run in the pool's daemon threads; a test waits for them with a bound.
+The database tests use real transactions: the pool's threads have
+connections of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from django_mcp import conf
+from django_mcp.dispatcher.task_store import holder
+from django_mcp.models import McpTask
+from django_mcp.protocol.tasks import EXTENSION
+from django_mcp.task_pool import TaskPool, ThreadPoolBackend, get_pool
+from tests.dispatcher.test_tasks import TaskServer
+from tests.wire import call, modern_meta
+
+#: Seconds any wait in these tests may take.
+BOUND = 10
+TASKS = {"extensions": {EXTENSION: {}}}
+
+
+def _wait(condition: Any) -> None:
+    deadline = time.monotonic() + BOUND
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_the_pool_runs_every_job_on_at_most_its_threads() -> None:
+    pool = TaskPool(2)
+    seen: list[str] = []
+    lock = threading.Lock()
+
+    def job() -> None:
+        with lock:
+            seen.append(threading.current_thread().name)
+
+    ids = [pool.submit(job) for _ in range(6)]
+
+    _wait(lambda: len(seen) == 6)
+    assert len(set(ids)) == 6
+    assert set(seen) <= {"mcp-task-0", "mcp-task-1"}
+    assert all(thread.daemon for thread in threading.enumerate() if thread.name.startswith("mcp-task-"))
+
+
+def test_a_failing_job_does_not_stop_the_pool(caplog: Any) -> None:
+    pool = TaskPool(1)
+    done = threading.Event()
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    pool.submit(broken)
+    pool.submit(done.set)
+
+    assert done.wait(BOUND)
+    assert "A job of the in-process MCP task pool failed" in caplog.text
+
+
+def test_each_process_and_thread_count_gets_its_own_pool(settings: Any) -> None:
+    first = get_pool()
+    settings.MCP_TASK_THREADS = 7
+
+    assert get_pool() is not first
+    assert get_pool().threads == 7
+    assert get_pool() is get_pool()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_task_is_leased_to_the_pool_until_a_thread_takes_it() -> None:
+    now = timezone.now()
+    McpTask.objects.create(id="waiting", server="s", tool="t", owner="o", created_at=now, updated_at=now)
+    pool = TaskPool(1)
+    release = threading.Event()
+    pool.submit(lambda: release.wait(BOUND))  # the only thread is busy
+
+    pool.submit(lambda: None, task_id="waiting")
+
+    try:
+        _wait(lambda: McpTask.objects.get(pk="waiting").lease_expires_at is not None)
+        record = McpTask.objects.get(pk="waiting")
+        assert record.lease_holder == holder()
+        assert record.lease_expires_at > now
+        assert pool.queued == 1
+    finally:
+        release.set()
+    _wait(lambda: pool.queued == 0)
+
+
+@pytest.fixture
+def on_the_pool_backend(settings: Any) -> Iterator[None]:
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"},
+        "pool": {"BACKEND": "django_mcp.task_pool.ThreadPoolBackend", "OPTIONS": {"THREADS": 2}},
+    }
+    settings.MCP_TASK_BACKEND = "pool"
+    yield
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_backend_runs_tasks_in_the_background(on_the_pool_backend: None) -> None:
+    from django_mcp.tasks import task_backend
+
+    reply = asyncio.run(
+        call(TaskServer, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, meta=modern_meta(TASKS))
+    )
+    task_id = reply["result"]["taskId"]
+
+    _wait(lambda: McpTask.objects.get(pk=task_id).status == "completed")
+    record = McpTask.objects.get(pk=task_id)
+    backend = task_backend()
+    assert isinstance(backend, ThreadPoolBackend)
+    assert backend.get_result(record.job_id).status.name == "SUCCESSFUL"
+    assert record.result["content"] == [{"type": "text", "text": "hi (task)"}]
+
+
+@pytest.fixture
+def without_tasks_setting(monkeypatch: Any) -> Iterator[None]:
+    # override_settings cannot take TASKS away (a deleted setting counts as
+    # set): make the project look as if it had none.
+    monkeypatch.setattr(conf, "_task_alias", lambda: None)
+    conf.get_settings.cache_clear()
+    yield
+    conf.get_settings.cache_clear()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_tasks_setting_tasks_run_in_the_pool_without_the_framework(
+    without_tasks_setting: None, monkeypatch: Any
+) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    import django_mcp.tasks
+
+    def missing() -> Any:
+        raise ImproperlyConfigured("no framework")
+
+    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
+    reply = asyncio.run(
+        call(TaskServer, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, meta=modern_meta(TASKS))
+    )
+    task_id = reply["result"]["taskId"]
+
+    assert reply["result"]["statusMessage"] in ("queued", "running")  # a pool thread may be quicker
+    _wait(lambda: McpTask.objects.get(pk=task_id).status == "completed")
+    assert McpTask.objects.get(pk=task_id).started_at is not None
