@@ -426,7 +426,10 @@ async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tas
     seen = await _until_status(stream, "completed")
     await stream.aclose()
 
-    assert ack["params"] == {"notifications": {"taskIds": [task_id]}, "_meta": {SUBSCRIPTION_ID: "sub-t"}}
+    assert ack["params"] == {
+        "notifications": {"taskIds": [task_id]},
+        "_meta": {META_SUBSCRIPTION_ID: "sub-t"},
+    }
     assert first["method"] == "notifications/tasks"
     assert first["params"] == {
         "taskId": task_id,
@@ -436,7 +439,7 @@ async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tas
         "lastUpdatedAt": ANY,
         "ttlMs": ANY,
         "pollIntervalMs": 1000,
-        "_meta": {SUBSCRIPTION_ID: "sub-t"},
+        "_meta": {META_SUBSCRIPTION_ID: "sub-t"},
     }
     assert [m["params"].get("statusMessage") for m in seen][-1] == "halfway"
     assert seen[-1]["params"]["result"]["content"] == [{"type": "text", "text": "long done"}]

@@ -54,10 +54,10 @@ from typing import Any, Final
 
 import msgspec
 
+from django_mcp._callers import caller_principal
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import encode_notification, encode_response
-from django_mcp.dispatcher.continuation import caller_principal, client_address
 from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
@@ -180,7 +180,7 @@ async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: Mcp
 
     if request is None or not task_ids:
         return []
-    owner = caller_principal(request.user, client_address(request))
+    owner = caller_principal(request.user, request.client_address)
     found = {
         task_id
         async for task_id in McpTask.objects.filter(

@@ -168,16 +168,22 @@ def test_a_documented_check_id_the_code_lacks_is_reported(settings_page: Path) -
 
 
 def test_every_management_command_has_a_section_with_its_help() -> None:
-    assert reference.command_names() == ["mcp_catalog", "mcp_stdio"]
+    assert {"mcp_catalog", "mcp_prune_tasks", "mcp_stdio"} <= set(reference.command_names())
     assert reference.command_problems() == []
 
 
 def test_a_command_without_a_section_is_reported(tmp_path: Path) -> None:
     page = tmp_path / "commands.md"
     page.write_text("# Management commands\n\n## `mcp_catalog`\n\n```{mcp-command} mcp_catalog\n```\n")
+    missing = [name for name in reference.command_names() if name != "mcp_catalog"]
+    assert "mcp_stdio" in missing
     assert reference.command_problems(page) == [
-        "commands.md: command mcp_stdio has no section (## `mcp_stdio`)",
-        "commands.md: command mcp_stdio has no generated usage (```{mcp-command} mcp_stdio)",
+        problem
+        for name in missing
+        for problem in (
+            f"commands.md: command {name} has no section (## `{name}`)",
+            f"commands.md: command {name} has no generated usage (```{{mcp-command}} {name})",
+        )
     ]
 
 
