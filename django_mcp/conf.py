@@ -26,6 +26,10 @@ Tasks (``io.modelcontextprotocol/tasks``) run on the Tasks framework backend
 ``MCP_TASK_TTL`` seconds (3600; None: unlimited) and suggest polling every
 ``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no suggestion).
 
+Skills (``io.modelcontextprotocol/skills``) are looked up in the folders of
+``MCP_SKILLS_DIRS``, then in each installed app's ``skills/`` folder, then
+in the storage ``MCP_SKILLS_STORAGE`` names (an alias of ``STORAGES``).
+
 2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
 (16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
 sessions opened per caller per ``MCP_SESSION_TIMEOUT`` window).
@@ -131,6 +135,11 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MCP_TASK_TTL": 3600,
     # Seconds clients are asked to wait between tasks/get polls (None: no hint).
     "MCP_TASK_POLL_INTERVAL": 1,
+    # Folders searched for skills (<folder>/<name>/SKILL.md) before the
+    # installed apps' skills/ folders.
+    "MCP_SKILLS_DIRS": [],
+    # STORAGES alias searched for skills (<name>/SKILL.md) after them (None: none).
+    "MCP_SKILLS_STORAGE": None,
 }
 """Every ``MCP_*`` setting with its default."""
 

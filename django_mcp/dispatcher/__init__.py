@@ -52,7 +52,16 @@ import msgspec
 from django.core.signals import setting_changed
 
 from django_mcp.conf import McpSettings, get_settings
-from django_mcp.dispatcher import completion, lifecycle, prompts, resources, subscriptions, tasks, tools
+from django_mcp.dispatcher import (
+    completion,
+    lifecycle,
+    prompts,
+    resources,
+    skills,
+    subscriptions,
+    tasks,
+    tools,
+)
 from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams, ServerBusy, TooManyStreams
 from django_mcp.dispatcher.codec import (
     Envelope,
@@ -250,6 +259,10 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("tasks/get", "extensions", MODERN, tasks.get_task),
         Method("tasks/update", "extensions", MODERN, tasks.update_task),
         Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task),
+        # The io.modelcontextprotocol/skills extension (SEP-2640), skills.py.
+        Method("skills/list", "extensions", MODERN, skills.list_skills),
+        Method("skills/get", "extensions", MODERN, skills.get_skill),
+        Method("resources/directory/read", "extensions", MODERN, skills.read_directory),
     )
 }
 """Every method this package serves: feature, eras, handler, input rounds."""

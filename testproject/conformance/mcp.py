@@ -762,3 +762,6 @@ class ConformanceServer(Server):
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateResource)
     prompts = (SimplePrompt, ArgumentsPrompt, EmbeddedResourcePrompt, ImagePrompt, IrrPrompt)
+    # The sep-2640-skills-* scenarios' fixture: skills/release-notes/ of this
+    # app, with a folder in it for resources/directory/read.
+    skills = ("release-notes",)
