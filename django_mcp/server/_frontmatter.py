@@ -96,14 +96,16 @@ def _loader() -> Any:
     except ImportError:
         raise YamlMissing(f"Parsing SKILL.md frontmatter needs PyYAML: {INSTALL_HINT}") from None
 
-    class CoreLoader(yaml.SafeLoader):  # type: ignore[misc]
-        """SafeLoader with YAML 1.2 core resolvers, refusing duplicate keys."""
-
+    # Built with type(): yaml is imported by name, so its classes are
+    # values here, not something a class statement can be checked against.
+    loader: Any = type(
+        "CoreLoader", (yaml.SafeLoader,), {"__doc__": "SafeLoader with YAML 1.2 core resolvers."}
+    )
     # The class's own table: SafeLoader's YAML 1.1 resolvers (yes/no booleans,
     # sexagesimal numbers, timestamps, merge keys) must not apply.
-    CoreLoader.yaml_implicit_resolvers = {}
+    loader.yaml_implicit_resolvers = {}
     for tag, pattern, first in _CORE_RESOLVERS:
-        CoreLoader.add_implicit_resolver(tag, re.compile(pattern), first)
+        loader.add_implicit_resolver(tag, re.compile(pattern), first)
 
     def construct_int(loader: Any, node: Any) -> int:
         text = loader.construct_scalar(node)
@@ -128,9 +130,9 @@ def _loader() -> Any:
             mapping[key] = loader.construct_object(value_node, deep=True)
         return mapping
 
-    CoreLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
-    CoreLoader.add_constructor("tag:yaml.org,2002:map", construct_mapping)
-    return CoreLoader
+    loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    loader.add_constructor("tag:yaml.org,2002:map", construct_mapping)
+    return loader
 
 
 def parse_frontmatter(text: str) -> dict[str, Any]:

@@ -19,6 +19,10 @@ not part of a skill (version-control, editor and interpreter droppings),
 and a folder nested more than ``MAX_DEPTH`` levels deep is refused (a
 symbolic link loop). Folders of ``MCP_SKILLS_DIRS`` that do not exist are
 skipped here and reported by ``manage.py check`` (``django_mcp.E028``).
+
+Under ``runserver`` the autoreloader watches every skill folder on disk,
+so editing a skill restarts the server, which then serves the new digests
+(``watch_skill_folders``).
 """
 
 from __future__ import annotations
@@ -26,11 +30,14 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import FileSystemStorage, InvalidStorageError, Storage, storages
+from django.dispatch import receiver
+from django.utils.autoreload import autoreload_started
 
 from django_mcp.conf import get_setting
 
@@ -43,6 +50,7 @@ __all__ = [
     "found_skills",
     "is_ignored",
     "skill_sources",
+    "watch_skill_folders",
 ]
 
 SKILL_FILE: Final = "SKILL.md"
@@ -158,3 +166,20 @@ def found_skills(sources: tuple[SkillSource, ...]) -> dict[str, SkillSource]:
         for name in source.names():
             found.setdefault(name, source)
     return found
+
+
+@receiver(autoreload_started, dispatch_uid="django_mcp.skills.watch")
+def watch_skill_folders(sender: Any, **kwargs: Any) -> None:
+    """Have the autoreloader restart the server when a skill file changes.
+
+    Digests are computed once per process, so a change must start a new
+    one, exactly as for code. A malformed skills setting watches nothing
+    (``manage.py check`` reports it).
+    """
+    try:
+        sources = skill_sources()
+    except ImproperlyConfigured:
+        return
+    for source in sources:
+        if isinstance(source.storage, FileSystemStorage):
+            sender.watch_dir(Path(source.storage.location), "**/*")

@@ -13,7 +13,9 @@ as ``library``. It shows the usual shapes of a Django-backed server:
 * ``library://catalog`` (fixed, publicly cacheable),
   ``library://books/{isbn}`` (with ISBN completion) and
   ``library://authors/{author_id}/books`` (plain text);
-* ``recommend-book``: a prompt with genre/audience completion.
+* ``recommend-book``: a prompt with genre/audience completion;
+* ``restock-check``: a skill (``skills/restock-check/`` of this app) that
+  walks an agent through a restock with the tools above.
 
 Because ``set-stock`` is guarded, the listings depend on the caller and are
 always sent with ``cacheScope: "private"``, whatever ``LibraryServer.cache``
@@ -417,6 +419,7 @@ class LibraryServer(Server):
     tools = (SearchBooksTool, BookDetailsTool, SetStockTool, RestockReportTool)
     resources = (CatalogResource, BookResource, AuthorBooksResource)
     prompts = (RecommendBookPrompt,)
+    skills = ("restock-check",)
 
 
 django_mcp.web("library", LibraryServer)
