@@ -30,7 +30,7 @@ GUIDE = "# Guide\n"
 @pytest.fixture
 def skills_dir(tmp_path: Path, settings: Any) -> Path:
     """Two skills: ``guide`` (a text file, a blob and a folder) and ``tiny``."""
-    write_skill(tmp_path, "guide", {"refs/GUIDE.md": GUIDE, "logo.png": PNG})
+    write_skill(tmp_path, "guide", {"refs/guide.md": GUIDE, "logo.png": PNG})
     write_skill(tmp_path, "tiny")
     settings.MCP_SKILLS_DIRS = [tmp_path]
     return tmp_path
@@ -78,7 +78,7 @@ async def test_list_answers_every_entry_with_its_manifest_and_cache_hint(skills_
     assert result(reply) == {
         "resultType": "complete",
         "skills": [
-            entry("guide", skills_dir, ("logo.png", PNG), ("refs/GUIDE.md", GUIDE)),
+            entry("guide", skills_dir, ("logo.png", PNG), ("refs/guide.md", GUIDE)),
             entry("tiny", skills_dir),
         ],
         "ttlMs": 60_000,
@@ -156,14 +156,14 @@ async def test_get_answers_the_entry_with_the_skills_own_cache_hint(skills_dir: 
 
     assert result(reply) == {
         "resultType": "complete",
-        "skill": entry("guide", skills_dir, ("logo.png", PNG), ("refs/GUIDE.md", GUIDE)),
+        "skill": entry("guide", skills_dir, ("logo.png", PNG), ("refs/guide.md", GUIDE)),
         "ttlMs": 300_000,
         "cacheScope": "public",
     }
 
 
 @pytest.mark.parametrize(
-    "uri", ["skill://nope/SKILL.md", "skill://guide", "skill://guide/refs/GUIDE.md", "test://static-text"]
+    "uri", ["skill://nope/SKILL.md", "skill://guide", "skill://guide/refs/guide.md", "test://static-text"]
 )
 async def test_get_of_anything_but_a_served_skill_md_is_invalid_params(skills_dir: Path, uri: str) -> None:
     reply = await McpTestClient(server()).request("skills/get", {"uri": uri})
@@ -203,7 +203,7 @@ async def test_a_hidden_skill_is_absent_everywhere_and_answers_like_an_unknown_o
     listed = [s["uri"] for s in result(await anonymous.request("skills/list"))["skills"]]
     resources = [r["uri"] for r in result(await anonymous.request("resources/list"))["resources"]]
     got = error(await anonymous.request("skills/get", {"uri": "skill://guide/SKILL.md"}))
-    read = error(await anonymous.request("resources/read", {"uri": "skill://guide/refs/GUIDE.md"}))
+    read = error(await anonymous.request("resources/read", {"uri": "skill://guide/refs/guide.md"}))
     folder = error(await anonymous.request("resources/directory/read", {"uri": "skill://guide/refs"}))
 
     assert listed == resources == ["skill://tiny/SKILL.md"]
@@ -215,7 +215,7 @@ async def test_a_hidden_skill_is_absent_everywhere_and_answers_like_an_unknown_o
     assert read == {
         "code": jsonrpc.INVALID_PARAMS,
         "message": ANY,
-        "data": {"uri": "skill://guide/refs/GUIDE.md"},
+        "data": {"uri": "skill://guide/refs/guide.md"},
     }
     assert folder == {
         "code": jsonrpc.INVALID_PARAMS,
@@ -276,8 +276,8 @@ async def test_a_directory_read_lists_direct_children(skills_dir: Path) -> None:
     }
     assert refs["resources"] == [
         {
-            "uri": "skill://guide/refs/GUIDE.md",
-            "name": "GUIDE.md",
+            "uri": "skill://guide/refs/guide.md",
+            "name": "guide.md",
             "mimeType": "text/markdown",
             "size": len(GUIDE),
         }
@@ -334,12 +334,12 @@ async def test_directory_reads_are_not_served_unless_declared(skills_dir: Path) 
 async def test_a_text_file_reads_as_text_and_a_binary_one_as_a_blob(skills_dir: Path) -> None:
     client = McpTestClient(server())
 
-    text = result(await client.request("resources/read", {"uri": "skill://guide/refs/GUIDE.md"}))
+    text = result(await client.request("resources/read", {"uri": "skill://guide/refs/guide.md"}))
     blob = result(await client.request("resources/read", {"uri": "skill://guide/logo.png"}))
 
     assert text == {
         "resultType": "complete",
-        "contents": [{"uri": "skill://guide/refs/GUIDE.md", "text": GUIDE, "mimeType": "text/markdown"}],
+        "contents": [{"uri": "skill://guide/refs/guide.md", "text": GUIDE, "mimeType": "text/markdown"}],
         "ttlMs": 0,
         "cacheScope": "private",
     }
@@ -366,16 +366,16 @@ async def test_a_file_changed_since_startup_is_an_internal_error(
 ) -> None:
     client = McpTestClient(server())
     await client.request("skills/list")  # compiled: the digests are published
-    target = skills_dir / "guide" / "refs" / "GUIDE.md"
+    target = skills_dir / "guide" / "refs" / "guide.md"
     if change == "edit":
         target.write_text("# Guide, edited\n")
     else:
         target.unlink()
 
-    reply = await client.request("resources/read", {"uri": "skill://guide/refs/GUIDE.md"})
+    reply = await client.request("resources/read", {"uri": "skill://guide/refs/guide.md"})
 
     assert error(reply)["code"] == jsonrpc.INTERNAL_ERROR
-    assert "skill://guide/refs/GUIDE.md" in caplog.text
+    assert "skill://guide/refs/guide.md" in caplog.text
 
 
 async def test_a_file_over_the_response_limit_is_an_internal_error(skills_dir: Path, settings: Any) -> None:
@@ -383,7 +383,7 @@ async def test_a_file_over_the_response_limit_is_an_internal_error(skills_dir: P
     await client.request("skills/list")
     settings.MCP_MAX_RESPONSE_SIZE = 4
 
-    reply = await client.request("resources/read", {"uri": "skill://guide/refs/GUIDE.md"})
+    reply = await client.request("resources/read", {"uri": "skill://guide/refs/guide.md"})
 
     assert error(reply) == {
         "code": jsonrpc.INTERNAL_ERROR,

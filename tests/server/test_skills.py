@@ -106,14 +106,14 @@ def test_unknown_extensions_are_plain_text_when_they_are_utf8(skills_dir: Path) 
 
 
 def test_file_names_are_percent_encoded_in_uris(skills_dir: Path) -> None:
-    write_skill(skills_dir, "odd", {"my notes/a b#c.md": "x", "ünï.md": "y"})
+    write_skill(skills_dir, "odd", {"my notes/a b#c.md": "x", "ünï-notes.md": "y"})
 
     files = compile_server(server_with(("odd",))).skills.files
 
     assert set(files) == {
         "skill://odd/SKILL.md",
         "skill://odd/my%20notes/a%20b%23c.md",
-        "skill://odd/%C3%BCn%C3%AF.md",
+        "skill://odd/%C3%BCn%C3%AF-notes.md",
     }
 
 
