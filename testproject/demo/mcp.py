@@ -25,6 +25,7 @@ says; the unguarded catalog read keeps its own public hint.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Annotated
@@ -419,7 +420,9 @@ class LibraryServer(Server):
     tools = (SearchBooksTool, BookDetailsTool, SetStockTool, RestockReportTool)
     resources = (CatalogResource, BookResource, AuthorBooksResource)
     prompts = (RecommendBookPrompt,)
-    skills = ("restock-check",)
+    # Served when the skills extra (PyYAML) is installed, as `bash .ci/demo`
+    # and the test extras do (tox's "base" environment has no extras).
+    skills = ("restock-check",) if importlib.util.find_spec("yaml") else ()
 
 
 django_mcp.web("library", LibraryServer)

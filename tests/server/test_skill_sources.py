@@ -14,6 +14,8 @@ from django_mcp.server.compiler import compile_server
 from django_mcp.testing import McpTestClient
 from tests.skill_folders import skill_md, write_skill
 
+pytest.importorskip("yaml", reason="the skills extra (PyYAML) is not installed")
+
 APPS_DIR = Path(__file__).resolve().parents[2] / "testproject"
 
 
