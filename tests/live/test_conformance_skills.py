@@ -6,7 +6,8 @@
 runs (``test_conformance.py``) stay on the pinned release. Each
 ``sep-2640-skills-*`` scenario runs against the fixture server at
 ``/conformance/mcp``, whose ``release-notes`` skill lives in
-``testproject/conformance/skills/``. A scenario passes only when the
+``testproject/conformance/skills/``, served both by the ASGI fast path and
+by the plain view. A scenario passes only when the
 harness exits 0 and every check it records is a success: its SHOULD-level
 checks report warnings, which would not fail the exit code.
 """
@@ -30,10 +31,13 @@ def _checks(results: Path) -> list[dict[str, Any]]:
     return [check for path in sorted(results.rglob("checks.json")) for check in json.loads(path.read_text())]
 
 
+@pytest.mark.parametrize("server", ["live_server_url", "plain_view_server_url"])
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_official_skills_extension_scenario_passes(
-    scenario: str, live_server_url: str, node_bin: Path, tmp_path: Path
+    scenario: str, server: str, node_bin: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
+    # The fast path (McpASGIApp) and the plain view under Django's handler.
+    live_server_url = request.getfixturevalue(server)
     if not HARNESS.exists():
         pytest.fail("tests/node lacks conformance-alpha12: run `npm ci` there (bash .ci/test does)")
     env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}"}
