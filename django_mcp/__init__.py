@@ -1,7 +1,7 @@
 """django_mcp: serve the Model Context Protocol from a Django project.
 
-Declare ``Tool``, ``Resource`` and ``Prompt`` classes, group them in a
-``Server``, and publish it with ``django_mcp.web("name", MyServer)`` in an
+Declare ``Tool``, ``Resource`` and ``Prompt`` classes, group them (and
+``Skill`` folders) in a ``Server``, and publish it with ``django_mcp.web("name", MyServer)`` in an
 app's ``mcp.py``. Importing this package does not touch Django settings.
 """
 
@@ -24,6 +24,7 @@ from django_mcp.server.primitives import (
     ToolAnnotations,
 )
 from django_mcp.server.server import Server
+from django_mcp.server.skills import Skill
 
 __all__ = [
     "CacheHint",
@@ -38,6 +39,7 @@ __all__ = [
     "Resource",
     "Schema",
     "Server",
+    "Skill",
     "Tool",
     "ToolAnnotations",
     "local",

@@ -5,7 +5,8 @@ server: ``serverInfo``, the advertised ``capabilities``, ``instructions``
 when set, and the ``tools``, ``resources``, ``resourceTemplates`` and
 ``prompts`` arrays exactly as ``tools/list``, ``resources/list``,
 ``resources/templates/list`` and ``prompts/list`` encode them (MCP
-2026-07-28), in declaration order. Unlike those methods it is neither
+2026-07-28), in declaration order; a server that serves skills adds
+``skills``, the entries ``skills/list`` answers. Unlike those methods it is neither
 paginated nor filtered by permissions or ``authorize()``: it shows every
 declared component. ``catalog_text`` renders the same for reading.
 
@@ -55,9 +56,14 @@ def catalog_json(server: type[Server]) -> dict[str, Any]:
     if server.instructions:
         result["instructions"] = server.instructions
     result["tools"] = _definitions(compiled.tools.values())
-    result["resources"] = _definitions(compiled.resources.values())
+    # resources/list shows each skill's SKILL.md after the declared resources.
+    result["resources"] = _definitions(compiled.resources.values()) + [
+        msgspec.to_builtins(skill.resource) for skill in compiled.skills.skills.values()
+    ]
     result["resourceTemplates"] = _definitions(compiled.templates.values())
     result["prompts"] = _definitions(compiled.prompts.values())
+    if compiled.skills.skills:
+        result["skills"] = _definitions(compiled.skills.skills.values())
     return result
 
 
@@ -120,6 +126,8 @@ def catalog_text(server: type[Server], *, label: str | None = None) -> str:
     lines += _section("Resources", data["resources"], _resource_lines)
     lines += _section("Resource templates", data["resourceTemplates"], _resource_lines)
     lines += _section("Prompts", data["prompts"], _prompt_lines)
+    if "skills" in data:
+        lines += _section("Skills", data["skills"], _skill_lines)
     return "\n".join(lines)
 
 
@@ -175,6 +183,15 @@ def _prompt_lines(prompt: Mapping[str, Any]) -> list[str]:
     )
     if arguments:
         lines.append(f"      arguments (* = required): {arguments}")
+    return lines
+
+
+def _skill_lines(skill: Mapping[str, Any]) -> list[str]:
+    frontmatter = skill["frontmatter"]
+    lines = _heading(f"{frontmatter['name']} ({skill['uri']})", frontmatter)
+    files = skill["resources"]
+    size = sum(item["size"] for item in files)
+    lines.append(f"      files: {len(files)}, {size} bytes")
     return lines
 
 

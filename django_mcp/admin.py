@@ -9,7 +9,8 @@ staff only, CSRF-protected) and extending the admin's templates:
 
 * the catalog (the model's changelist URL): every registered server with
   its mounts and component counts;
-* a server page: its tools, resources, resource templates and prompts,
+* a server page: its tools, resources, resource templates, prompts and
+  skills,
   with search, a kind filter and, for staff who may change users, "view
   as" a user (which components that user can see, by the dispatcher's own
   rule);
@@ -123,6 +124,7 @@ def _counts(servers: list[ServerCatalog]) -> Mapping[str, int]:
         "resources": sum(len(s.resources) for s in servers),
         "templates": sum(len(s.templates) for s in servers),
         "prompts": sum(len(s.prompts) for s in servers),
+        "skills": sum(len(s.skills) for s in servers),
     }
 
 

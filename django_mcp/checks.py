@@ -28,6 +28,8 @@ Settings (``check_settings``):
 - ``E033`` ``MCP_TASK_BACKEND`` is not None or a string (a ``TASKS`` alias)
 - ``W012`` ``MCP_TASK_LEASE_TIMEOUT`` is under ``MIN_LEASE_TIMEOUT`` seconds: a
   busy worker may miss a renewal, and its task be failed while it runs
+- ``E028`` ``MCP_SKILLS_DIRS`` is not a list of existing folders, or
+  ``MCP_SKILLS_STORAGE`` is not None or an alias in ``STORAGES``
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
@@ -45,6 +47,14 @@ Servers (``check_servers``):
   installed or ``rest_framework`` is not in ``INSTALLED_APPS``
 - ``E026`` a server serves ``ModelAdminTools`` but ``django.contrib.admin``
   is not in ``INSTALLED_APPS``
+- ``E029`` a server serves skills but PyYAML (the ``skills`` extra) is missing
+- ``E030`` a skill a server serves is invalid (its ``SKILL.md``, its name,
+  its limits)
+- ``E031`` a server names a skill no skill folder holds (``E029``-``E031``
+  replace ``E015`` for that server)
+- ``W009`` a skill file is too large to be read within ``MCP_MAX_RESPONSE_SIZE``
+- ``W010`` a skill's frontmatter ``metadata`` uses the ``io.modelcontextprotocol/``
+  prefix MCP extensions reserve
 
 Deployment (``manage.py check --deploy``):
 
@@ -65,7 +75,8 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import math
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.apps import apps
@@ -76,6 +87,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, get_setting
+from django_mcp.exceptions import SkillError
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
 
@@ -139,6 +151,7 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_task_settings()
     messages += _check_resource_metadata()
     messages += _check_client_ip()
+    messages += _check_skill_sources()
     return messages
 
 
@@ -431,6 +444,42 @@ def _check_client_ip() -> list[CheckMessage]:
     ]
 
 
+def _check_skill_sources() -> list[CheckMessage]:
+    folders = get_setting("MCP_SKILLS_DIRS")
+    messages: list[CheckMessage] = []
+    if isinstance(folders, str | bytes) or not isinstance(folders, list | tuple):
+        messages.append(
+            Error(
+                f"MCP_SKILLS_DIRS must be a list of folder paths, got {folders!r}.",
+                hint='Write it as a list, e.g. MCP_SKILLS_DIRS = [BASE_DIR / "skills"].',
+                id="django_mcp.E028",
+            )
+        )
+        folders = []
+    for index, folder in enumerate(folders):
+        if not isinstance(folder, str | os.PathLike) or not os.path.isdir(folder):
+            messages.append(
+                Error(
+                    f"MCP_SKILLS_DIRS[{index}] ({folder!r}) is not an existing folder.",
+                    hint="Each entry is a folder holding one sub-folder per skill "
+                    "(<folder>/<name>/SKILL.md); create it or remove the entry.",
+                    id="django_mcp.E028",
+                )
+            )
+    alias = get_setting("MCP_SKILLS_STORAGE")
+    if alias is not None and not (isinstance(alias, str) and alias in settings.STORAGES):
+        known = ", ".join(repr(name) for name in settings.STORAGES) or "none"
+        messages.append(
+            Error(
+                f"MCP_SKILLS_STORAGE {alias!r} is not an alias in STORAGES.",
+                hint=f"Set it to None or to one of the configured storages ({known}), "
+                "whose root holds one folder per skill (<name>/SKILL.md).",
+                id="django_mcp.E028",
+            )
+        )
+    return messages
+
+
 # ----------------------------------------------------------------- servers
 
 
@@ -482,6 +531,17 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                 )
             try:
                 compiled = compile_server(server)
+            except SkillError as exc:
+                messages += [
+                    Error(
+                        f"{where} ({exc.label}): {problem.message}.",
+                        hint=problem.hint,
+                        obj=server,
+                        id=problem.check_id,
+                    )
+                    for problem in exc.problems
+                ]
+                continue
             except ImproperlyConfigured as exc:
                 messages.append(
                     Error(
@@ -508,6 +568,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             if compiled.capabilities.extensions and TASKS_EXTENSION in compiled.capabilities.extensions:
                 task_servers.append(where)
             messages += _check_contrib_apps(where, compiled)
+            messages += _check_skills(where, compiled)
     messages += _check_tasks(task_servers)
     return messages
 
@@ -547,6 +608,41 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
                     "run the admin's code and log their writes in its LogEntry table.",
                     obj=compiled.server,
                     id="django_mcp.E026",
+                )
+            )
+    return messages
+
+
+def _check_skills(where: str, compiled: Any) -> list[CheckMessage]:
+    """Warn about skill files no read can carry and reserved metadata keys."""
+    from django_mcp.server._frontmatter import reserved_metadata_keys
+
+    limit = get_setting("MCP_MAX_RESPONSE_SIZE")
+    messages: list[CheckMessage] = []
+    for skill in compiled.skills.skills.values():
+        for file in skill.files.values():
+            # A blob travels as Base64: four bytes for every three.
+            carried = file.size if file.text else 4 * math.ceil(file.size / 3)
+            if isinstance(limit, int) and carried > limit:
+                messages.append(
+                    CheckWarning(
+                        f"{where}: skill file {file.uri} is {file.size} bytes; a read of it needs "
+                        f"more than MCP_MAX_RESPONSE_SIZE ({limit} bytes) and fails.",
+                        hint="Raise MCP_MAX_RESPONSE_SIZE, or split or shrink the file.",
+                        obj=compiled.server,
+                        id="django_mcp.W009",
+                    )
+                )
+        reserved = reserved_metadata_keys(skill.definition.frontmatter)
+        if reserved:
+            messages.append(
+                CheckWarning(
+                    f"{where}: skill {skill.uri} uses the reserved metadata keys "
+                    f"{', '.join(map(repr, reserved))}.",
+                    hint="Keys starting with io.modelcontextprotocol/ are reserved for MCP "
+                    "extensions, which define none yet: rename them.",
+                    obj=compiled.server,
+                    id="django_mcp.W010",
                 )
             )
     return messages

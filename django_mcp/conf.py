@@ -39,6 +39,10 @@ caller may have ``MCP_MAX_TASKS_PER_CLIENT`` unfinished tasks (100; None:
 unlimited) and create ``MCP_TASK_RATE_LIMIT`` of them ("120/m"; None:
 unlimited).
 
+Skills (``io.modelcontextprotocol/skills``) are looked up in the folders of
+``MCP_SKILLS_DIRS``, then in each installed app's ``skills/`` folder, then
+in the storage ``MCP_SKILLS_STORAGE`` names (an alias of ``STORAGES``).
+
 2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
 (16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
 sessions opened per caller per ``MCP_SESSION_TIMEOUT`` window).
@@ -157,6 +161,11 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MCP_MAX_TASKS_PER_CLIENT": 100,
     # Tasks one caller may create, e.g. "120/m" (None: unlimited).
     "MCP_TASK_RATE_LIMIT": "120/m",
+    # Folders searched for skills (<folder>/<name>/SKILL.md) before the
+    # installed apps' skills/ folders.
+    "MCP_SKILLS_DIRS": [],
+    # STORAGES alias searched for skills (<name>/SKILL.md) after them (None: none).
+    "MCP_SKILLS_STORAGE": None,
 }
 """Every ``MCP_*`` setting with its default."""
 

@@ -26,6 +26,8 @@ Hierarchy::
     TaskCancelled                  (BaseException) stops a tool running as a
                                    task whose client cancelled it
     ImproperlyConfigured           (Django's) a component or setting is wrong
+    └── SkillError                 skills a server serves are missing or
+                                   broken; one ``SkillProblem`` per finding
     AlreadyRegistered / NotRegistered   registry misuse
 
 Only the dispatcher turns an ``McpError`` into a JSON-RPC error object.
@@ -33,7 +35,7 @@ Only the dispatcher turns an ``McpError`` into a JSON-RPC error object.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -59,6 +61,8 @@ __all__ = [
     "SchemaValidationError",
     "ServerBusy",
     "SessionBusy",
+    "SkillError",
+    "SkillProblem",
     "TaskCancelled",
     "TooManyStreams",
     "UnsupportedProtocolVersion",
@@ -238,6 +242,30 @@ class AuthenticationFailed(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, scope={self.scope!r})"
+
+
+class SkillProblem(NamedTuple):
+    """One finding about a skill: the system check id it is reported under."""
+
+    check_id: str
+    message: str
+    hint: str
+
+
+class SkillError(ImproperlyConfigured):
+    """Skills a server serves cannot be served; ``problems`` says why, each.
+
+    ``manage.py check`` reports each problem under its own id
+    (``django_mcp.E029``, ``E030``, ``E031``) rather than as one ``E015``.
+    """
+
+    def __init__(self, label: str, problems: list[SkillProblem]) -> None:
+        self.label = label
+        self.problems = tuple(problems)
+        super().__init__(f"{label}: " + "; ".join(problem.message for problem in problems))
+
+    def __repr__(self) -> str:
+        return f"SkillError(label={self.label!r}, problems={self.problems!r})"
 
 
 class AlreadyRegistered(Exception):

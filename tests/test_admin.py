@@ -26,7 +26,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import path
 
-from django_mcp import McpRequest, Prompt, PromptArgument, Resource, Server, Tool, ToolAnnotations
+from django_mcp import McpRequest, Prompt, PromptArgument, Resource, Server, Skill, Tool, ToolAnnotations
 from django_mcp.admin import McpCatalogAdmin, build_catalog, mcp_catalog_view
 from django_mcp.models import McpCatalog
 from django_mcp.registry import registry
@@ -338,7 +338,9 @@ def test_catalog_lists_servers_with_their_mounts_and_counts(playground: None) ->
     assert f'href="{SECTION}server/{PLAYGROUND}/"' in page
     assert "HTTP <code>playground (below the include of django_mcp.urls)</code>" in page
     assert "STDIO <code>weather</code>" in page
-    assert "2 servers, 7 tools, 2 resources, 2 resource templates, 2 prompts." in " ".join(page.split())
+    assert "2 servers, 7 tools, 2 resources, 2 resource templates, 2 prompts, 0 skills." in " ".join(
+        page.split()
+    )
     assert "needs the “django_mcp.use_playground” permission" in " ".join(page.split())
 
 
@@ -913,3 +915,80 @@ def test_the_task_list_shows_lease_state_and_filters_stuck_tasks() -> None:
     assert "queued-task"[:12] not in lapsed and "done-task"[:9] not in lapsed
     assert "queued-task"[:12] in queued and "lapsed-task"[:12] not in queued
     assert client.get("/admin/django_mcp/mcptask/add/").status_code == 403
+
+
+# ------------------------------------------------------------------ skills
+
+
+class GuardedReleaseNotesSkill(Skill):
+    """The conformance app's release-notes skill, for users who may view users."""
+
+    name = "release-notes"
+    permissions = ("auth.view_user",)
+
+
+class SkillsServer(Server):
+    name = "skills"
+    skills = ("restock-check", GuardedReleaseNotesSkill)
+
+
+SKILLS = "tests.test_admin.SkillsServer"
+
+
+@pytest.fixture
+def skills() -> None:
+    pytest.importorskip("yaml", reason="the skills extra (PyYAML) is not installed")
+    registry.web("skills", SkillsServer)
+
+
+def test_skills_are_counted_listed_and_filtered_by_kind(playground: None, skills: None) -> None:
+    _user, client = _staff()
+    url = f"{SECTION}server/{quote(SKILLS)}/"
+
+    catalog = " ".join(_text(client.get(SECTION)).split())
+    everything = client.get(url)
+    only_skills = client.get(url, {"kind": "skill"})
+
+    assert "3 servers, 7 tools, 2 resources, 2 resource templates, 2 prompts, 2 skills." in catalog
+    assert _names(everything) == _names(only_skills) == ["restock-check", "release-notes"]
+    assert '<li class="selected"><a href="?kind=skill">Skills (2)</a></li>' in only_skills.content.decode()
+
+
+def test_a_skill_page_shows_its_files_and_its_skills_list_entry(playground: None, skills: None) -> None:
+    _user, client = _staff()
+
+    response = client.get(_component("skill", "skill://restock-check/SKILL.md", SKILLS))
+
+    assert response.status_code == 200
+    page = _text(response)
+    skill = SkillsServer.compiled().skills.skills["skill://restock-check/SKILL.md"]
+    assert "<title>Skill: restock-check | Django site admin</title>" in page
+    assert "As listed by <code>skills/list</code>" in page
+    assert _pre(page, "mcp-definition") == [_listed(skill.definition)]
+    for file in skill.files.values():
+        assert f"<tr><td><code>{file.uri}</code></td><td>{file.size} bytes</td>" in page
+    assert "Read the skill's <code>skill://restock-check/SKILL.md</code>" not in page  # no permission
+
+
+def test_the_playground_reads_a_skills_skill_md(playground: None, skills: None) -> None:
+    user, client = _player()
+
+    page = _text(client.post(_component("skill", "skill://restock-check/SKILL.md", SKILLS), {"step": "call"}))
+
+    assert "Contents: <code>skill://restock-check/SKILL.md</code>" in page
+    assert "name: restock-check" in page
+    (entry,) = _history()
+    assert entry.get_change_message() == (
+        f"Playground sent resources/read for skill “restock-check” ({SKILLS}): succeeded."
+    )
+    assert entry.user == user
+
+
+def test_view_as_shows_which_skills_another_user_can_see(playground: None, skills: None) -> None:
+    get_user_model().objects.create_user(username="bob", password="pw-123456")
+    _user, client = _staff("alice", "auth.change_user")
+
+    page = _text(client.get(f"{SECTION}server/{quote(SKILLS)}/", {"as": "bob"}))
+
+    rows = re.findall(r'data-name="([^"]+)">.*?<td class="mcp-visible"><img [^>]*alt="(\w+)">', page, re.S)
+    assert rows == [("restock-check", "visible"), ("release-notes", "hidden")]

@@ -343,6 +343,13 @@ async def test_wire_schema_fixture_records_results_with_their_era(
     assert [(era, message["id"]) for era, message in wire_schema.messages] == [("modern", 1), ("legacy", 2)]
 
 
+SKILL_ENTRY = {
+    "uri": "skill://a/SKILL.md",
+    "frontmatter": {"name": "a", "description": "d"},
+    "resources": [{"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}],
+}
+
+
 @pytest.mark.parametrize(
     ("era", "method", "message"),
     [
@@ -386,6 +393,41 @@ async def test_wire_schema_fixture_records_results_with_their_era(
             None,
             {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {}},
         ),
+        # The skills extension: an upper-case digest, a skills/get cursor.
+        (
+            "modern",
+            "skills/list",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "resultType": "complete",
+                    "skills": [
+                        dict(
+                            SKILL_ENTRY,
+                            resources=[{"uri": "skill://a/SKILL.md", "digest": "sha256:AB", "size": 1}],
+                        )
+                    ],
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                },
+            },
+        ),
+        (
+            "modern",
+            "skills/get",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "resultType": "complete",
+                    "skill": SKILL_ENTRY,
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                    "nextCursor": "c",
+                },
+            },
+        ),
     ],
 )
 def test_wire_schema_fixture_rejects_invalid_messages(
@@ -416,6 +458,20 @@ def test_wire_schema_fixture_rejects_invalid_messages(
         ("modern", None, {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}),
         ("legacy", "ping", {"jsonrpc": "2.0", "id": 1, "result": {}}),
         ("legacy", None, {"jsonrpc": "2.0", "id": "s-1", "method": "roots/list"}),
+        (
+            "modern",
+            "skills/get",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "resultType": "complete",
+                    "skill": SKILL_ENTRY,
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                },
+            },
+        ),
     ],
 )
 def test_wire_schema_fixture_accepts_valid_messages(

@@ -207,7 +207,8 @@ async def test_paging_is_deterministic(async_client: Any, settings: Any) -> None
     ("method", "key", "count"),
     [
         ("prompts/list", "prompts", 5),
-        ("resources/list", "resources", 3),
+        # The three declared resources and the release-notes skill's SKILL.md.
+        ("resources/list", "resources", 4),
         ("resources/templates/list", "resourceTemplates", 1),
     ],
 )

@@ -83,7 +83,10 @@ async def test_list_tools_follows_next_cursor_across_pages(client: McpTestClient
 
 
 async def test_list_resources_templates_and_prompts(client: McpTestClient) -> None:
-    (await client.list_resources()).assert_names("static-text", "static-binary", "watched-resource")
+    # The last one is the SKILL.md of the fixture's release-notes skill.
+    (await client.list_resources()).assert_names(
+        "static-text", "static-binary", "watched-resource", "release-notes"
+    )
     templates = await client.list_resource_templates()
     templates.assert_names("template-data")
     assert templates.items[0]["uriTemplate"] == "test://template/{id}/data"
@@ -102,8 +105,8 @@ async def test_assert_names_failure_shows_the_actual_names(client: McpTestClient
         resources.assert_names("static-text")
     message = str(info.value)
     assert (
-        "Expected the names ['static-text'], got ['static-text', 'static-binary', 'watched-resource']."
-        in message
+        "Expected the names ['static-text'], got "
+        "['static-text', 'static-binary', 'watched-resource', 'release-notes']." in message
     )
     assert '"uri": "test://static-text"' in message
 

@@ -18,7 +18,8 @@ Each message is checked against its envelope (JSONRPCResultResponse, ...)
 and its specific definition (the method's result, e.g. ListToolsResult or
 InputRequiredResult; ProgressNotification; HeaderMismatchError; ...; the
 tasks extension's CreateTaskResult, GetTaskResult and
-TaskStatusNotification, transcribed from SEP-2663 below), plus
+TaskStatusNotification, transcribed from SEP-2663 below, and the skills
+extension's results, transcribed from SEP-2640), plus
 three era rules the schemas cannot express: a modern server never sends
 requests nor -32000..-32099 codes other than -32020/-32021/-32022, and
 legacy results carry no 2026-only fields. Validators are built once per
@@ -67,6 +68,10 @@ _RESULT_DEFS = {
     "tasks/get": "GetTaskResult",
     "tasks/update": "EmptyResult",
     "tasks/cancel": "EmptyResult",
+    # The io.modelcontextprotocol/skills extension (see _SKILLS_EXTENSION_DEFS).
+    "skills/list": "ListSkillsResult",
+    "skills/get": "GetSkillResult",
+    "resources/directory/read": "ReadResourceDirectoryResult",
 }
 _MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 _NOTIFICATION_DEFS = {
@@ -188,6 +193,75 @@ _TASKS_EXTENSION_DEFS: dict[str, Any] = {
         "required": ["method", "params"],
     },
 }
+
+# The skills extension (io.modelcontextprotocol/skills, SEP-2640) is not
+# part of the 2026-07-28 schema either. These definitions transcribe the
+# extension's TypeScript (SkillResource, Skill, ListSkillsResult extends
+# PaginatedResult and CacheableResult, GetSkillResult extends
+# CacheableResult, ReadResourceDirectoryResult extends PaginatedResult),
+# plus what its prose requires of the values: the digest format, a
+# non-negative size, resultType "complete", no cursor on skills/get.
+_SKILLS_EXTENSION_DEFS: dict[str, Any] = {
+    "SkillResource": {
+        "type": "object",
+        "properties": {
+            "uri": {"type": "string"},
+            "digest": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+            "size": {"type": "integer", "minimum": 0},
+        },
+        "required": ["uri", "digest", "size"],
+    },
+    "Skill": {
+        "type": "object",
+        "properties": {
+            "uri": {"type": "string"},
+            "frontmatter": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "description": {"type": "string"}},
+                "required": ["name", "description"],
+            },
+            "resources": {
+                "anyOf": [{"type": "array", "items": {"$ref": "#/$defs/SkillResource"}}, {"const": "dynamic"}]
+            },
+        },
+        "required": ["uri", "frontmatter", "resources"],
+    },
+    "ListSkillsResult": {
+        "allOf": [
+            {"$ref": "#/$defs/PaginatedResult"},
+            {"$ref": "#/$defs/CacheableResult"},
+            {
+                "properties": {
+                    "resultType": {"const": "complete"},
+                    "skills": {"type": "array", "items": {"$ref": "#/$defs/Skill"}},
+                },
+                "required": ["skills", "ttlMs", "cacheScope"],
+            },
+        ]
+    },
+    "GetSkillResult": {
+        "allOf": [
+            {"$ref": "#/$defs/CacheableResult"},
+            {
+                "properties": {"resultType": {"const": "complete"}, "skill": {"$ref": "#/$defs/Skill"}},
+                "required": ["skill", "ttlMs", "cacheScope"],
+                "not": {"required": ["nextCursor"]},
+            },
+        ]
+    },
+    "ReadResourceDirectoryResult": {
+        "allOf": [
+            {"$ref": "#/$defs/PaginatedResult"},
+            {
+                "properties": {
+                    "resultType": {"const": "complete"},
+                    "resources": {"type": "array", "items": {"$ref": "#/$defs/Resource"}},
+                },
+                "required": ["resources"],
+            },
+        ]
+    },
+}
 _validated: set[tuple[str, str | None, bytes]] = set()
 
 
@@ -218,6 +292,7 @@ def _wire_schemas() -> tuple[Any, dict[str, set[str]]]:
             }
         if era == "modern":
             schema["$defs"].update(_TASKS_EXTENSION_DEFS)
+            schema["$defs"].update(_SKILLS_EXTENSION_DEFS)
         names[era] = set(schema["$defs"])
         resource = Resource.from_contents(schema, DRAFT202012)
         registry = registry.with_resource(f"urn:mcp-schema:{era}", resource)

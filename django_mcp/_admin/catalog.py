@@ -3,8 +3,9 @@
 ``build_catalog()`` turns the registry into ``ServerCatalog`` values, one
 per server class in registration order (a class published both over HTTP
 and over STDIO is one server with two mounts). Each tool, resource,
-resource template and prompt is a ``CatalogEntry`` carrying its wire
-definition exactly as the list methods encode it (MCP 2026-07-28), plus
+resource template, prompt and skill is a ``CatalogEntry`` carrying its wire
+definition exactly as the list methods encode it (MCP 2026-07-28; a skill
+as ``skills/list`` does, its manifest included), plus
 what the playground needs (the input schema, prompt arguments, template
 variables). The catalog is not filtered: staff see every declared
 component; ``visible_keys()`` asks the dispatcher what one user may see.
@@ -12,7 +13,8 @@ component; ``visible_keys()`` asks the dispatcher what one user may see.
 A component is addressed by ``component_id``: ``<server key>~<kind>~<key>``,
 where the server key is the class's ``module.QualName``, the kind one of
 ``KINDS`` and the key what the server indexes it by (a tool or prompt name,
-a resource URI, a URI template). The admin quotes it into URLs and stores
+a resource URI, a URI template, a skill's ``SKILL.md`` URI). The admin
+quotes it into URLs and stores
 it as the ``object_id`` of the history entries.
 """
 
@@ -42,13 +44,14 @@ __all__ = [
     "visible_keys",
 ]
 
-Kind = Literal["tool", "resource", "template", "prompt"]
+Kind = Literal["tool", "resource", "template", "prompt", "skill"]
 
 KINDS: Final[Mapping[str, str]] = {
     "tool": "Tools",
     "resource": "Resources",
     "template": "Resource templates",
     "prompt": "Prompts",
+    "skill": "Skills",
 }
 """Every component kind with its plural heading, in display order."""
 
@@ -62,7 +65,7 @@ class CatalogEntry:
     name: str
     title: str | None
     description: str | None
-    #: The URI (resources) or URI template (templates); None otherwise.
+    #: The URI (resources; a skill's ``SKILL.md``) or URI template (templates).
     uri: str | None
     mime_type: str | None
     permissions: tuple[str, ...]
@@ -127,6 +130,12 @@ class CatalogEntry:
         return list(self.wire.get("arguments") or ())
 
     @property
+    def skill_files(self) -> list[Mapping[str, Any]]:
+        """Return a skill's manifest (``uri``, ``digest``, ``size`` each); empty otherwise."""
+        files = self.wire.get("resources") if self.kind == "skill" else None
+        return list(files) if isinstance(files, list | tuple) else []
+
+    @property
     def annotation_hints(self) -> list[tuple[str, Any]]:
         """Return the annotations as ``(name, value)`` pairs."""
         return list((self.wire.get("annotations") or {}).items())
@@ -155,6 +164,7 @@ class ServerCatalog:
     templates: tuple[CatalogEntry, ...]
     prompts: tuple[CatalogEntry, ...]
     server: type[Server] | None = None
+    skills: tuple[CatalogEntry, ...] = ()
     instructions: str | None = None
     #: The advertised capabilities, pretty-printed.
     capabilities: str = "{}"
@@ -173,8 +183,8 @@ class ServerCatalog:
 
     @property
     def entries(self) -> tuple[CatalogEntry, ...]:
-        """Return every component: tools, resources, templates, prompts."""
-        return self.tools + self.resources + self.templates + self.prompts
+        """Return every component: tools, resources, templates, prompts, skills."""
+        return self.tools + self.resources + self.templates + self.prompts + self.skills
 
     def of_kind(self, kind: str) -> tuple[CatalogEntry, ...]:
         """Return the components of one kind (every one for an unknown kind)."""
@@ -183,6 +193,7 @@ class ServerCatalog:
             "resource": self.resources,
             "template": self.templates,
             "prompt": self.prompts,
+            "skill": self.skills,
         }.get(kind, self.entries)
 
 
@@ -227,8 +238,8 @@ def find_entry(
 async def visible_keys(server: type[Server], user: Any) -> dict[str, frozenset[str]]:
     """Return, per kind, the keys of the components ``user`` may see.
 
-    The answer is the dispatcher's own: the four list methods, called
-    in-process as ``user`` (permissions and ``authorize()`` hooks apply).
+    The answer is the dispatcher's own: the list methods, called in-process
+    as ``user`` (permissions and ``authorize()`` hooks apply).
     """
     client = McpTestClient(server, user)
     tools = await client.list_tools()
@@ -240,7 +251,23 @@ async def visible_keys(server: type[Server], user: Any) -> dict[str, frozenset[s
         "resource": frozenset(str(item.get("uri")) for item in resources.items),
         "template": frozenset(str(item.get("uriTemplate")) for item in templates.items),
         "prompt": frozenset(str(item.get("name")) for item in prompts.items),
+        "skill": await _visible_skills(client),
     }
+
+
+async def _visible_skills(client: McpTestClient) -> frozenset[str]:
+    """Return the ``SKILL.md`` URIs ``skills/list`` shows the client's user."""
+    if not client.server.compiled().skills.skills:
+        return frozenset()
+    uris: set[str] = set()
+    params: dict[str, Any] = {}
+    while True:
+        result = (await client.request("skills/list", params)).get("result") or {}
+        uris.update(str(item.get("uri")) for item in result.get("skills") or ())
+        cursor = result.get("nextCursor")
+        if not isinstance(cursor, str) or cursor == params.get("cursor"):
+            return frozenset(uris)
+        params = {"cursor": cursor}
 
 
 def _http_path(route: str) -> str:
@@ -276,6 +303,9 @@ def _server_catalog(server: type[Server], mounts: tuple[tuple[str, str], ...]) -
         ),
         prompts=tuple(
             _entry(e.definition, e, "prompt", name, key, None) for name, e in compiled.prompts.items()
+        ),
+        skills=tuple(
+            _skill_entry(e, key, _cache(e, login_required=guarded)) for e in compiled.skills.skills.values()
         ),
         server=server,
         instructions=server.instructions or None,
@@ -322,6 +352,31 @@ def _entry(
         variables=tuple(template.variable_names) if template is not None else (),
         completes=compiled.completer is not None,
         has_authorize=bool(compiled.has_authorize),
+    )
+
+
+def _skill_entry(skill: Any, server_key: str, cache: tuple[int, str]) -> CatalogEntry:
+    # Named and described by its frontmatter; the definition is the
+    # skills/list entry, so the page shows the manifest with its digests.
+    wire = _wire(skill.definition)
+    return CatalogEntry(
+        name=skill.name,
+        title=None,
+        description=skill.definition.frontmatter.get("description"),
+        uri=skill.uri,
+        mime_type=skill.resource.mime_type,
+        permissions=tuple(skill.permissions),
+        annotations=None,
+        input_schema=None,
+        output_schema=None,
+        arguments=None,
+        definition=_pretty(wire) or "{}",
+        kind="skill",
+        key=skill.uri,
+        server_key=server_key,
+        wire=wire,
+        cache=cache,
+        has_authorize=bool(skill.has_authorize),
     )
 
 

@@ -86,6 +86,8 @@ _METHODS: Final[Mapping[str, str]] = {
     "resource": "resources/read",
     "template": "resources/read",
     "prompt": "prompts/get",
+    # A skill is tried by reading its SKILL.md, as a host loading it would.
+    "skill": "resources/read",
 }
 
 

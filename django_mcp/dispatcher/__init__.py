@@ -58,6 +58,7 @@ from django_mcp.dispatcher import (
     lifecycle,
     prompts,
     resources,
+    skills,
     subscriptions,
     tasks,
     tools,
@@ -253,6 +254,10 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("tasks/get", "extensions", MODERN, tasks.get_task),
         Method("tasks/update", "extensions", MODERN, tasks.update_task),
         Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task),
+        # The io.modelcontextprotocol/skills extension (SEP-2640), skills.py.
+        Method("skills/list", "extensions", MODERN, skills.list_skills),
+        Method("skills/get", "extensions", MODERN, skills.get_skill),
+        Method("resources/directory/read", "extensions", MODERN, skills.read_directory),
     )
 }
 """Every method this package serves: feature, eras, handler, input rounds."""

@@ -10,6 +10,12 @@ hint is the resource's own (``ttlMs``/``cacheScope``), forced private for
 a resource guarded by permissions, ``authorize()`` or a login, and for a
 retry carrying input (multi round-trip).
 
+Skill files (the skills extension, ``skills.py``) are resources too, in
+both eras: every ``SKILL.md`` is listed after the declared resources, and
+a read of a file of a skill the caller may use is answered by
+``skills.read_file`` before templates are matched; a hidden skill's files
+are not found, exactly like unknown URIs.
+
 A 2025-11-25 ``resources/subscribe`` is refused for a URI the caller may
 not read, with the same error as an unknown URI.
 """
@@ -22,6 +28,7 @@ from typing import Any, cast
 import msgspec
 
 from django_mcp.auth import can_use, can_use_unknown
+from django_mcp.dispatcher import skills
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, finish_input_required, is_continuation
 from django_mcp.dispatcher.invoke import invoke, report_failure
@@ -38,6 +45,7 @@ from django_mcp.protocol.results import (
 )
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledResource, CompiledServer
+from django_mcp.server.skills import CompiledSkill, SkillFile
 
 __all__ = [
     "find_resource",
@@ -50,10 +58,16 @@ __all__ = [
 
 
 async def list_resources(call: Call) -> ListResourcesResult:
-    """Return one page of the fixed resources this caller may read."""
-    entries, cursor = await page(call, tuple(call.compiled.resources.values()))
-    resources = encoded_items(call, entries)
+    """Return one page of the fixed resources and skills this caller may read."""
+    compiled = call.compiled
+    entries, cursor = await page(call, (*compiled.resources.values(), *compiled.skills.skills.values()))
+    resources = encoded_items(call, entries, _listed)
     return ListResourcesResult(resources=cast(Any, resources), next_cursor=cursor)  # encoded JSON
+
+
+def _listed(entry: CompiledResource | CompiledSkill) -> Any:
+    """Return what ``resources/list`` shows: a skill is its ``SKILL.md``."""
+    return entry.resource if isinstance(entry, CompiledSkill) else entry.definition
 
 
 async def list_resource_templates(call: Call) -> ListResourceTemplatesResult:
@@ -92,6 +106,9 @@ async def read_resource(call: Call) -> ReadResourceResult | InputRequiredResult:
     if not isinstance(uri, str) or not uri:
         raise InvalidParams("resources/read needs a string uri")
     request = call.request
+    skill_file = await _skill_file(call, uri)
+    if skill_file is not None:
+        return await skills.read_file(call, *skill_file)
     entry, variables = await find_resource(call.compiled, uri, request)
     request.uri = uri
     request.uri_variables = variables
@@ -111,6 +128,14 @@ async def read_resource(call: Call) -> ReadResourceResult | InputRequiredResult:
         raise ResourceNotFound(data={"uri": uri})
     ttl, scope = _cache_hint(call, entry, result)
     return msgspec.structs.replace(result, ttl_ms=ttl, cache_scope=scope)
+
+
+async def _skill_file(call: Call, uri: str) -> tuple[CompiledSkill, SkillFile] | None:
+    """Return the skill file at ``uri`` when the caller may use its skill, else None."""
+    found = call.compiled.skills.files.get(uri)
+    if found is None or not await can_use(found[0], call.request):
+        return None
+    return found
 
 
 def _cache_hint(call: Call, entry: CompiledResource, result: ReadResourceResult) -> tuple[int, str]:
@@ -144,7 +169,8 @@ async def subscribe(call: Call) -> EmptyResult:
     updates reveal activity.
     """
     uri = _session_uri(call)
-    await find_resource(call.compiled, uri, call.request)
+    if await _skill_file(call, uri) is None:
+        await find_resource(call.compiled, uri, call.request)
     await call.ctx.session.subscribe(uri)
     return EmptyResult()
 

@@ -5,7 +5,9 @@ and raises ``ImproperlyConfigured`` naming the offending class for every
 declaration mistake: bad or duplicate names, a missing ``handle``, handler
 parameters that cannot be supplied, invalid schemas, URI templates that are
 ambiguous without a ``match(uri)`` method, uri and uri_template both or
-neither set. The dispatcher only ever sees compiled entries.
+neither set. Skills are read and validated here too (``skills.py``), and
+raise ``SkillError`` for a missing or broken skill. The dispatcher only
+ever sees compiled entries.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from django_mcp.protocol.definitions import (
     ToolAnnotationsDefinition,
     ToolDefinition,
 )
+from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.response import ContentAnnotations, check_meta_keys
 from django_mcp.schemas import has_rules
@@ -48,6 +51,16 @@ from django_mcp.server.primitives import (
     Resource,
     Tool,
     ToolAnnotations,
+)
+from django_mcp.server.skills import (
+    ALL_SKILLS,
+    EMPTY_CATALOG,
+    Skill,
+    SkillCatalog,
+    SkillDeclaration,
+    check_prefix,
+    check_skill_name,
+    compile_skills,
 )
 from django_mcp.server.templates import TemplateError, UriTemplate
 
@@ -197,6 +210,8 @@ class CompiledServer:
     open_tools: Mapping[str, CompiledTool]
     #: Every request needs an authenticated caller (``Server.login_required``).
     login_required: bool
+    #: The skills it serves (the io.modelcontextprotocol/skills extension).
+    skills: SkillCatalog = EMPTY_CATALOG
     #: Encoded list pages and cursors, filled as requests need them.
     served_once: ServedOnce = dataclasses.field(default_factory=ServedOnce, compare=False, repr=False)
 
@@ -279,8 +294,20 @@ def _compile(declared: Any) -> CompiledServer:
     for component in _members(server, "prompts", Prompt, label):
         prompt = _compile_prompt(component)
         _add_unique(prompts, prompt.name, prompt, label, "prompt")
+    skills = _skills(server, label)
+    for uri in skills.files:
+        if uri in resources:
+            raise ImproperlyConfigured(
+                f"{label}: resource {_qual(resources[uri].component)} and a skill both serve {uri!r}"
+            )
 
-    every: list[_Entry] = [*tools.values(), *resources.values(), *templates.values(), *prompts.values()]
+    every: list[Any] = [
+        *tools.values(),
+        *resources.values(),
+        *templates.values(),
+        *prompts.values(),
+        *skills.skills.values(),
+    ]
     info = Implementation(
         name=server.name,
         version=server.version,
@@ -289,7 +316,7 @@ def _compile(declared: Any) -> CompiledServer:
         website_url=_opt_str(server, "website_url", label),
         icons=_icons(server, label),
     )
-    capabilities = _capabilities(server, tools, resources, templates, prompts)
+    capabilities = _capabilities(server, tools, resources, templates, prompts, skills)
     return CompiledServer(
         server=server,
         info=info,
@@ -303,7 +330,7 @@ def _compile(declared: Any) -> CompiledServer:
         key=label,
         capabilities=capabilities,
         legacy_capabilities=msgspec.structs.replace(capabilities, extensions=UNSET),
-        listens=bool(server.list_changed or (server.subscribe and (resources or templates))),
+        listens=bool(server.list_changed or (server.subscribe and (resources or templates or skills.skills))),
         tool_headers=MappingProxyType(
             {name: MappingProxyType(header_params(t.definition.input_schema)) for name, t in tools.items()}
         ),
@@ -312,6 +339,7 @@ def _compile(declared: Any) -> CompiledServer:
             {name: t for name, t in tools.items() if not (t.permissions or t.has_authorize)}
         ),
         login_required=bool(getattr(server, "login_required", False)),
+        skills=skills,
     )
 
 
@@ -321,19 +349,67 @@ def _capabilities(
     resources: Mapping[str, Any],
     templates: Mapping[str, Any],
     prompts: Mapping[str, Any],
+    skills: SkillCatalog,
 ) -> ServerCapabilities:
-    """Return the capabilities a server with these components advertises."""
+    """Return the capabilities a server with these components advertises.
+
+    Skill files are resources, so a server with skills declares
+    ``resources`` too (SEP-2640 "Capability Negotiation": MUST).
+    """
     changed = {"listChanged": True} if server.list_changed else {}
     resource_capability: dict[str, Any] = dict(changed)
     if server.subscribe:
         resource_capability["subscribe"] = True
+    extensions: dict[str, Any] = {}
+    if any(t.task for t in tools.values()):
+        extensions[TASKS_EXTENSION] = {}
+    if skills.skills:
+        extensions[SKILLS_EXTENSION] = skills.settings
     return ServerCapabilities(
         tools=dict(changed) if tools else UNSET,
-        resources=resource_capability if (resources or templates) else UNSET,
+        resources=resource_capability if (resources or templates or skills.skills) else UNSET,
         prompts=dict(changed) if prompts else UNSET,
         completions={} if (prompts or templates) else UNSET,
         logging={},
-        extensions={TASKS_EXTENSION: {}} if any(t.task for t in tools.values()) else UNSET,
+        extensions=extensions or UNSET,
+    )
+
+
+def _skills(server: Any, label: str) -> SkillCatalog:
+    """Return the skills ``server.skills`` declares, read and validated."""
+    declared = server.skills
+    directory_read = server.skills_directory_read
+    if not isinstance(directory_read, bool):
+        raise ImproperlyConfigured(f"{label}.skills_directory_read must be True or False")
+    if declared == ALL_SKILLS:
+        return compile_skills(None, label, directory_read=directory_read)
+    if isinstance(declared, str | bytes) or not isinstance(declared, typing.Iterable):
+        raise ImproperlyConfigured(
+            f"{label}.skills must be '__all__' or a tuple of skill names and Skill classes, got {declared!r}"
+        )
+    declarations = [_skill_declaration(member, label) for member in declared]
+    return compile_skills(declarations, label, directory_read=directory_read)
+
+
+def _skill_declaration(member: Any, label: str) -> SkillDeclaration:
+    if isinstance(member, str):
+        return SkillDeclaration(Skill, check_skill_name(member, f"{label}.skills"))
+    if not (isinstance(member, type) and issubclass(member, Skill)):
+        raise ImproperlyConfigured(
+            f"{label}.skills contains {member!r}, which is neither a skill name nor a Skill subclass"
+        )
+    where = _qual(member)
+    _refuse_misspellings(member, where)
+    cache = member.cache if member.cache is not None else CacheHint()
+    if not isinstance(cache, CacheHint):
+        raise ImproperlyConfigured(f"{where}.cache must be a CacheHint")
+    return SkillDeclaration(
+        component=member,
+        name=check_skill_name(member.__dict__.get("name") or default_name(member, "Skill"), where),
+        prefix=check_prefix(member.prefix, where),
+        permissions=_permissions(member, where),
+        has_authorize=callable(getattr(member, "authorize", None)),
+        cache=cache,
     )
 
 
@@ -413,11 +489,7 @@ def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str
             check_meta_keys(meta)
         except (TypeError, ValueError) as exc:
             raise ImproperlyConfigured(f"{label}.meta: {exc}") from None
-    permissions = component.permissions
-    if isinstance(permissions, str) or not all(isinstance(p, str) and "." in p for p in permissions):
-        raise ImproperlyConfigured(
-            f"{label}.permissions must be a tuple of 'app_label.codename' strings, got {permissions!r}"
-        )
+    permissions = _permissions(component, label)
     authorize = getattr(component, "authorize", None)
     return {
         "name": name,
@@ -425,9 +497,18 @@ def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str
         "description": UNSET if description is None else _check_str(description, label, "description"),
         "icons": _icons(component, label),
         "meta": UNSET if meta is None else dict(meta),
-        "permissions": tuple(permissions),
+        "permissions": permissions,
         "has_authorize": callable(authorize),
     }
+
+
+def _permissions(component: type[Any], label: str) -> tuple[str, ...]:
+    permissions = component.permissions
+    if isinstance(permissions, str) or not all(isinstance(p, str) and "." in p for p in permissions):
+        raise ImproperlyConfigured(
+            f"{label}.permissions must be a tuple of 'app_label.codename' strings, got {permissions!r}"
+        )
+    return tuple(permissions)
 
 
 def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:

@@ -1,4 +1,4 @@
-"""``Server``: a named catalog of tools, resources and prompts.
+"""``Server``: a named catalog of tools, resources, prompts and skills.
 
 A Server is a declaration. ``compiled()`` validates it once and returns the
 immutable catalog the dispatcher serves; ``as_view()`` returns the Django
@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from django_mcp.registry import registry
 from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
+from django_mcp.server.skills import Skill
 
 __all__ = ["Server"]
 
@@ -22,8 +23,11 @@ class Server:
     """Group components under one MCP endpoint.
 
     Subclass it and list component classes in ``tools``, ``resources`` and
-    ``prompts``. ``cache`` is the hint sent with ``server/discover`` and list
-    results; it is forced to private when a list depends on the caller.
+    ``prompts``. ``skills`` names the skills it serves (skill names or
+    ``Skill`` classes, found like templates; ``"__all__"``: every skill
+    found; see ``django_mcp.server.skills``). ``cache`` is the hint sent with
+    ``server/discover`` and list results; it is forced to private when a
+    list depends on the caller.
     """
 
     name: ClassVar[str] = "django-mcp"
@@ -36,6 +40,9 @@ class Server:
     tools: ClassVar[Iterable[type[Tool[Any, Any]]]] = ()
     resources: ClassVar[Iterable[type[Resource]]] = ()
     prompts: ClassVar[Iterable[type[Prompt]]] = ()
+    skills: ClassVar[Iterable[type[Skill] | str] | str] = ()
+    #: Serve ``resources/directory/read`` for skill folders (``directoryRead``).
+    skills_directory_read: ClassVar[bool] = True
     cache: ClassVar[CacheHint] = CacheHint()
     #: Require an authenticated Django user for every request (401 otherwise).
     login_required: ClassVar[bool] = False

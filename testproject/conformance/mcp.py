@@ -9,6 +9,7 @@ library, so no blobs live in the repository.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import io
 import struct
 import wave
@@ -762,3 +763,8 @@ class ConformanceServer(Server):
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateResource)
     prompts = (SimplePrompt, ArgumentsPrompt, EmbeddedResourcePrompt, ImagePrompt, IrrPrompt)
+    # The sep-2640-skills-* scenarios' fixture: skills/release-notes/ of this
+    # app, with a folder in it for resources/directory/read. Served when the
+    # skills extra (PyYAML) is installed, as in every test environment but
+    # tox's "base" one, which has no extras.
+    skills = ("release-notes",) if importlib.util.find_spec("yaml") else ()

@@ -17,6 +17,8 @@ as ``library``. It shows the usual shapes of a Django-backed server:
 * ``admin-book-list``, ``admin-book-get`` and ``admin-book-change``: the
   ``BookAdmin`` of the Django admin as tools (``ModelAdminTools``), for
   active staff with the book permissions.
+* ``restock-check``: a skill (``skills/restock-check/`` of this app) that
+  walks an agent through a restock with the tools above.
 
 Because ``set-stock`` is guarded, the listings depend on the caller and are
 always sent with ``cacheScope: "private"``, whatever ``LibraryServer.cache``
@@ -26,6 +28,7 @@ says; the unguarded catalog read keeps its own public hint.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Annotated
@@ -429,6 +432,9 @@ class LibraryServer(Server):
     )
     resources = (CatalogResource, BookResource, AuthorBooksResource)
     prompts = (RecommendBookPrompt,)
+    # Served when the skills extra (PyYAML) is installed, as `bash .ci/demo`
+    # and the test extras do (tox's "base" environment has no extras).
+    skills = ("restock-check",) if importlib.util.find_spec("yaml") else ()
 
 
 django_mcp.web("library", LibraryServer)

@@ -12,6 +12,7 @@ import asyncio
 import datetime
 import io
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -42,6 +43,7 @@ WIZARD = "9780547773742"
 DISPOSSESSED = "9780061054884"
 KINDRED = "9780807083697"
 MISSING = "9780000000000"
+RESTOCK_SKILL = Path(__file__).resolve().parents[2] / "testproject/demo/skills/restock-check/SKILL.md"
 
 
 async def rpc(
@@ -436,7 +438,16 @@ async def test_resource_listings_are_private_because_the_server_has_a_guarded_to
                     "title": "Library catalog",
                     "description": "Every book of the library; the same for every caller.",
                     "mimeType": "application/json",
-                }
+                },
+                # The demo's skill: its SKILL.md is a resource too.
+                {
+                    "uri": "skill://restock-check/SKILL.md",
+                    "name": "restock-check",
+                    "description": "Find the library's out-of-stock books and, once a librarian agrees, "
+                    "put them back in stock, using the library server's tools.",
+                    "mimeType": "text/markdown",
+                    "size": RESTOCK_SKILL.stat().st_size,
+                },
             ],
         }
     )
@@ -694,3 +705,30 @@ def test_seed_demo_is_idempotent_and_keeps_edits() -> None:
     assert list(Book.objects.values_list("isbn", "title", "author__name")) == books
     assert Author.objects.count() == 4
     assert Book.objects.get(isbn=WIZARD).in_stock is False
+
+
+# ------------------------------------------------------------------ skill
+
+
+async def test_the_demo_skill_is_listed_with_its_files_and_reads_back_verbatim() -> None:
+    folder = RESTOCK_SKILL.parent
+    listing = await rpc("skills/list")
+    read = await rpc("resources/read", {"uri": "skill://restock-check/SKILL.md"})
+
+    [entry] = listing["result"]["skills"]
+    assert entry["uri"] == "skill://restock-check/SKILL.md"
+    assert entry["frontmatter"]["name"] == "restock-check"
+    assert [(r["uri"], r["size"]) for r in entry["resources"]] == [
+        ("skill://restock-check/SKILL.md", RESTOCK_SKILL.stat().st_size),
+        (
+            "skill://restock-check/references/PRIORITIES.md",
+            (folder / "references" / "PRIORITIES.md").stat().st_size,
+        ),
+    ]
+    assert read["result"]["contents"] == [
+        {
+            "uri": "skill://restock-check/SKILL.md",
+            "mimeType": "text/markdown",
+            "text": RESTOCK_SKILL.read_text(),
+        }
+    ]

@@ -181,7 +181,11 @@ async def test_the_server_advertises_the_extension_to_the_sdk(endpoint: str) -> 
         async with connect(endpoint, TasksClient()) as client:
             capabilities = client.server_capabilities
 
-    assert capabilities.extensions == {EXTENSION: {}}
+    # The fixture serves skills too (io.modelcontextprotocol/skills).
+    assert capabilities.extensions == {
+        EXTENSION: {},
+        "io.modelcontextprotocol/skills": {"directoryRead": True},
+    }
 
 
 async def test_a_task_result_reaches_the_sdk_caller_like_a_direct_one(endpoint: str) -> None:

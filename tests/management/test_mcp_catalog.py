@@ -228,3 +228,32 @@ def test_no_registered_server_is_reported(registered: None) -> None:
         "No MCP servers are registered.\n",
         {"web": {}, "local": {}},
     )
+
+
+class SkillsServer(Server):
+    name = "skills"
+    skills = ("restock-check",)
+
+
+async def test_a_server_with_skills_lists_them_as_skills_list_and_resources_list_do() -> None:
+    pytest.importorskip("yaml", reason="the skills extra (PyYAML) is not installed")
+    saved = registry.snapshot()
+    registry.restore({"web": {}, "local": {}})
+    registry.web("skills", SkillsServer)
+    try:
+        skills = await result_of(SkillsServer, "skills/list")
+        resources = await result_of(SkillsServer, "resources/list")
+        printed = json.loads(run("skills", "--format", "json"))
+        text = run("skills")
+    finally:
+        registry.restore(saved)
+
+    assert (printed["skills"], printed["resources"]) == (skills["skills"], resources["resources"])
+    [entry] = skills["skills"]
+    size = sum(item["size"] for item in entry["resources"])
+    assert text.endswith(
+        "  Skills (1):\n"
+        "    restock-check (skill://restock-check/SKILL.md)\n"
+        f"      {entry['frontmatter']['description']}\n"
+        f"      files: 2, {size} bytes\n"
+    )
