@@ -32,9 +32,10 @@ def client_address(source: HttpSource | None) -> str | None:
     if source is None:
         return None
     resolve = get_client_ip()
-    if resolve is None:
+    request = source.django_request() if resolve is not None else None
+    if request is None:  # no setting, or no Django request to give it (in-process)
         return source.client or None
-    address = resolve(source.django_request())
+    address = resolve(request)
     return str(address) if address else None
 
 

@@ -76,7 +76,7 @@ import difflib
 import importlib.util
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.apps import apps

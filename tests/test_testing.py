@@ -451,3 +451,31 @@ async def test_permission_guarded_tool_is_hidden_from_other_users(stranger: User
         (await client.call_tool("user-report")).assert_error(INVALID_PARAMS).assert_doesnt_see(
             "There are users."
         )
+
+
+class _NeedsHeaders:
+    """An authentication backend that reads the request's headers."""
+
+    def authenticate(self, request: Any) -> Any:
+        return request.headers.get("X-Never")  # would fail on a missing request
+
+
+async def test_the_given_user_is_the_caller_whatever_the_authentication_backends(settings: Any) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [f"{__name__}._NeedsHeaders"]
+
+    result = await McpTestClient(ConformanceServer).call_tool("test_simple_text", {})
+
+    result.assert_ok()
+
+
+def _client_ip(request: Any) -> str:
+    return str(request.META["REMOTE_ADDR"])
+
+
+async def test_mcp_client_ip_is_not_asked_without_a_django_request(settings: Any) -> None:
+    settings.MCP_CLIENT_IP = _client_ip
+    settings.MCP_RATE_LIMIT = "1000/m"
+
+    result = await McpTestClient(ConformanceServer).call_tool("test_simple_text", {})
+
+    result.assert_ok()
