@@ -33,7 +33,7 @@ def client_address(source: HttpSource | None) -> str | None:
         return None
     resolve = get_client_ip()
     request = source.django_request() if resolve is not None else None
-    if request is None:  # no setting, or no Django request to give it (in-process)
+    if resolve is None or request is None:  # no setting, or no Django request to give it (in-process)
         return source.client or None
     address = resolve(request)
     return str(address) if address else None

@@ -21,15 +21,21 @@ work runs in the worker's thread, whose database connection it shares. As
 under Django's WSGI handler, ``request_started`` and ``request_finished``
 are sent, so database connections are managed as usual.
 
-The answers are plain JSON (a WSGI worker cannot hold a stream open:
-notifications are dropped, ``subscriptions/listen`` is 404). A declared
-``Content-Length`` over ``MCP_MAX_REQUEST_SIZE`` is refused (413) before
-the body is read; a chunked body is read as it comes when the server
-decodes it (``wsgi.input_terminated``, as gunicorn does), refused as soon
-as it passes the limit, and refused with 411 where the server does not.
-After a refusal, up to ``DRAIN_BYTES`` of what the client still sends is
-read so the answer reaches it. Constructing the app loads the URLconf: a
-server mounted with ``as_view()`` that does not compile stops it starting.
+An answer that streams (progress or log notifications before the result)
+is sent event by event from the worker's thread, which is the request's
+until the result has been sent. A long-lived stream
+(``subscriptions/listen``, a 2025-11-25 session's ``GET``) holds a thread
+for as long as it is open, so it is served only where the server has
+threads to spare (``wsgi.multithread``, as gunicorn's ``--threads``); a
+single-threaded server answers ``subscriptions/listen`` with -32601 (HTTP
+404) and a session's ``GET`` with 405. A declared ``Content-Length`` over
+``MCP_MAX_REQUEST_SIZE`` is refused (413) before the body is read; a
+chunked body is read as it comes when the server decodes it
+(``wsgi.input_terminated``, as gunicorn does), refused as soon as it
+passes the limit, and refused with 411 where the server does not. After a
+refusal, up to ``DRAIN_BYTES`` of what the client still sends is read so
+the answer reaches it. Constructing the app loads the URLconf: a server
+mounted with ``as_view()`` that does not compile stops it starting.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""WSGI entry point (plain JSON request/response only).
+"""WSGI entry point (long-lived streams need a threaded server: gunicorn --threads).
 
 ``McpWSGIApp`` serves the MCP endpoints without an event loop and hands
 everything else to Django; ``DJANGO_MCP_PLAIN_VIEW=1`` serves them with the

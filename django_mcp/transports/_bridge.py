@@ -22,7 +22,7 @@ later and less often:
   the stream.
 
 ``coroutine_marks(sync)`` lets one view callable be async under an event
-loop and sync under WSGI (``DualView`` in ``http.py``): Django asks a view
+loop and sync under WSGI (``McpView`` in ``http.py``): Django asks a view
 whether it is a coroutine function before calling it.
 
 Private names, each needed for a reason no public API covers (checked with

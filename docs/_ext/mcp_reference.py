@@ -68,6 +68,10 @@ _LEVELS = {
     "Debug": "Debug",
 }
 
+#: Values that carry a check id to the check that reports them, with the
+#: level that check gives them: their fields are ``(check_id, message, hint)``.
+_PROBLEMS = {"SkillProblem": "Error"}
+
 
 def release() -> str:
     """Return the package version declared in ``pyproject.toml``."""
@@ -443,7 +447,11 @@ def _enclosing(tree: ast.Module) -> dict[int, tuple[str, ast.AST]]:
 
 
 def check_messages() -> list[CheckMessage]:
-    """Return every check message the package builds with a constant ``id``."""
+    """Return every check message the package builds with a constant ``id``.
+
+    A ``SkillProblem(check_id, message, hint)`` counts as one: the check that
+    catches its ``SkillError`` reports it under that id.
+    """
     found = []
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -455,21 +463,29 @@ def check_messages() -> list[CheckMessage]:
                 continue
             name = ast.unparse(node.func).rsplit(".", 1)[-1]  # Error, checks.Error, ...
             keywords = {keyword.arg: keyword.value for keyword in node.keywords}
-            check_id = keywords.get("id")
-            if name not in _LEVELS or not (
+            if name in _PROBLEMS:
+                fields = dict(zip(("check_id", "message", "hint"), node.args, strict=False)) | keywords
+                check_id, message, hint = fields.get("check_id"), fields.get("message"), fields.get("hint")
+                level = _PROBLEMS[name]
+            elif name in _LEVELS:
+                check_id = keywords.get("id")
+                message = node.args[0] if node.args else keywords.get("msg")
+                hint = keywords.get("hint")
+                level = _LEVELS[name]
+            else:
+                continue
+            if not (
                 isinstance(check_id, ast.Constant)
                 and isinstance(check_id.value, str)
                 and check_id.value.startswith("django_mcp.")
             ):
                 continue
-            message = node.args[0] if node.args else keywords.get("msg")
-            hint = keywords.get("hint")
             owner, function = owners.get(id(node), ("", None))
             scope = _Scope(constants=constants, locals=_local_texts(function))
             found.append(
                 CheckMessage(
                     id=check_id.value,
-                    level=_LEVELS[name],
+                    level=level,
                     message=_template(message, scope) if message is not None else "",
                     hint=_template(hint, scope) if hint is not None else None,
                     module=_module_name(path),
