@@ -1,0 +1,35 @@
+"""docs/admin.md: its WhiteNoise example keeps Django's default middleware."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import django
+
+ADMIN_MD = Path(__file__).resolve().parents[2] / "docs" / "admin.md"
+PROJECT_TEMPLATE = Path(django.__file__).parent / "conf" / "project_template" / "project_name" / "settings.py-tpl"
+WHITENOISE = "whitenoise.middleware.WhiteNoiseMiddleware"
+
+
+def _middleware(source: str) -> list[str]:
+    """Return the ``MIDDLEWARE = [...]`` list a settings source assigns."""
+    (assigned,) = (
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["MIDDLEWARE"]
+    )
+    return list(ast.literal_eval(assigned))
+
+
+def test_the_whitenoise_example_is_django_default_middleware_plus_whitenoise() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", ADMIN_MD.read_text(encoding="utf-8"), re.DOTALL)
+    (example,) = (block for block in blocks if WHITENOISE in block)
+    default = _middleware(PROJECT_TEMPLATE.read_text(encoding="utf-8"))
+    documented = _middleware(example)
+
+    assert "django.middleware.clickjacking.XFrameOptionsMiddleware" in default
+    assert [name for name in documented if name != WHITENOISE] == default
+    # WhiteNoise's own rule: right after SecurityMiddleware.
+    assert documented.index(WHITENOISE) == documented.index("django.middleware.security.SecurityMiddleware") + 1
