@@ -1,4 +1,4 @@
-"""docs/admin.md: its WhiteNoise example keeps Django's default middleware."""
+"""docs/admin.md: the WhiteNoise example keeps Django's default middleware; the playground's capabilities."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import django
+
+from django_mcp.testing import ALL_CAPABILITIES
 
 ADMIN_MD = Path(__file__).resolve().parents[2] / "docs" / "admin.md"
 PROJECT_TEMPLATE = Path(django.__file__).parent / "conf" / "project_template" / "project_name" / "settings.py-tpl"
@@ -33,3 +35,11 @@ def test_the_whitenoise_example_is_django_default_middleware_plus_whitenoise() -
     assert [name for name in documented if name != WHITENOISE] == default
     # WhiteNoise's own rule: right after SecurityMiddleware.
     assert documented.index(WHITENOISE) == documented.index("django.middleware.security.SecurityMiddleware") + 1
+
+
+def test_the_playground_capabilities_are_the_ones_the_page_names() -> None:
+    text = " ".join(ADMIN_MD.read_text(encoding="utf-8").split())
+    assert "the client capabilities elicitation (form and URL), sampling and roots" in text
+    assert "It does not declare the tasks extension" in text
+    # The playground calls through McpTestClient with its default capabilities.
+    assert ALL_CAPABILITIES == {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
