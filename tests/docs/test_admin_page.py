@@ -11,7 +11,8 @@ import django
 from django_mcp.testing import ALL_CAPABILITIES
 
 ADMIN_MD = Path(__file__).resolve().parents[2] / "docs" / "admin.md"
-PROJECT_TEMPLATE = Path(django.__file__).parent / "conf" / "project_template" / "project_name" / "settings.py-tpl"
+PROJECT_TEMPLATE = Path(django.__file__).parent / "conf" / "project_template" / "project_name"
+SETTINGS_TEMPLATE = PROJECT_TEMPLATE / "settings.py-tpl"
 WHITENOISE = "whitenoise.middleware.WhiteNoiseMiddleware"
 
 
@@ -28,13 +29,14 @@ def _middleware(source: str) -> list[str]:
 def test_the_whitenoise_example_is_django_default_middleware_plus_whitenoise() -> None:
     blocks = re.findall(r"```python\n(.*?)```", ADMIN_MD.read_text(encoding="utf-8"), re.DOTALL)
     (example,) = (block for block in blocks if WHITENOISE in block)
-    default = _middleware(PROJECT_TEMPLATE.read_text(encoding="utf-8"))
+    default = _middleware(SETTINGS_TEMPLATE.read_text(encoding="utf-8"))
     documented = _middleware(example)
 
     assert "django.middleware.clickjacking.XFrameOptionsMiddleware" in default
     assert [name for name in documented if name != WHITENOISE] == default
     # WhiteNoise's own rule: right after SecurityMiddleware.
-    assert documented.index(WHITENOISE) == documented.index("django.middleware.security.SecurityMiddleware") + 1
+    security = documented.index("django.middleware.security.SecurityMiddleware")
+    assert documented.index(WHITENOISE) == security + 1
 
 
 def test_the_playground_capabilities_are_the_ones_the_page_names() -> None:

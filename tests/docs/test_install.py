@@ -23,7 +23,8 @@ _SH_BLOCK = re.compile(r"```sh\n(.*?)```", re.DOTALL)
 
 
 def _project() -> dict[str, object]:
-    project: dict[str, object] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    project: dict[str, object] = pyproject["project"]
     return project
 
 
