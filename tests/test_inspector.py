@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import include, path
 
 from django_mcp import McpResponse, Server, Tool
 from django_mcp.inspector import (
@@ -49,6 +50,14 @@ class PingServer(Server):
 
 class OtherServer(Server):
     tools = (PingTool,)
+
+
+#: The URLs django_mcp.urls would give the servers these tests register (it
+#: makes its patterns once, from the registry of its first import).
+urlpatterns = [
+    path("mcp/", include(([path("ping", PingServer.as_view(), name="ping")], "django_mcp"))),
+]
+pytestmark = pytest.mark.urls(__name__)
 
 
 @pytest.fixture(autouse=True)
@@ -165,12 +174,15 @@ def test_one_name_registered_both_ways_is_inspected_over_http_unless_told() -> N
     assert (over_http.transport, over_stdio.transport) == ("http", "stdio")
 
 
-def test_a_bad_base_url_and_a_missing_manage_py_are_refused() -> None:
+def test_a_bad_base_url_a_missing_url_and_a_missing_manage_py_are_refused() -> None:
     registry.web("ping", PingServer)
+    registry.web("unmounted", OtherServer)
     registry.local("pong", OtherServer)
 
     with pytest.raises(InspectorError, match="base URL must be http"):
         inspector_launch("ping", base_url="localhost:8000", which=_which(TOOLS))
+    with pytest.raises(InspectorError, match="include django_mcp.urls in the root URLconf"):
+        inspector_launch("unmounted", which=_which(TOOLS))
     with pytest.raises(InspectorError, match="--manage-py"):
         inspector_launch("pong", manage_py=str(ROOT / "pyproject.toml"), which=_which(TOOLS))
 

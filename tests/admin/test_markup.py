@@ -62,8 +62,9 @@ TRAILS = {
 
 @pytest.fixture
 def client() -> Iterator[Client]:
+    # Added to the test project's servers, not instead of them: the first
+    # request may import django_mcp.urls, whose patterns are made once.
     saved = registry.snapshot()
-    registry.restore({"web": {}, "local": {}})
     registry.web("playground", PlaygroundServer)
     user = get_user_model().objects.create_user(username="staff", password="pw-123456", is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="use_playground"))
