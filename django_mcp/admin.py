@@ -36,7 +36,7 @@ server and component on one page) for a URL pattern of your own.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import update_wrapper
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -51,6 +51,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.text import capfirst
 from django.views.generic import TemplateView
 
 from django_mcp._admin.catalog import (
@@ -62,6 +63,7 @@ from django_mcp._admin.catalog import (
     find_server,
     visible_keys,
 )
+from django_mcp._admin.markup import ADMIN_MARKUP
 from django_mcp._admin.playground import Playground, complete
 from django_mcp._admin.tasks import McpTaskAdmin
 from django_mcp.models import McpCatalog, McpTask
@@ -108,6 +110,11 @@ class McpCatalogView(TemplateView):
             self._site().each_context(self.request),
             title="MCP catalog",
             subtitle=None,
+            breadcrumbs=[
+                ("Home", reverse("admin:index", current_app=self._site().name)),
+                ("MCP catalog", None),
+            ],
+            mcp_markup=ADMIN_MARKUP,
             servers=servers,
             counts=_counts(servers),
         )
@@ -215,9 +222,21 @@ class McpCatalogAdmin(_ModelAdmin):
             current_app=self.admin_site.name,
         )
 
-    def _context(self, request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    def _context(
+        self, request: HttpRequest, trail: Sequence[tuple[str, str | None]], **extra: Any
+    ) -> dict[str, Any]:
+        """Return a page's context; ``trail`` is its breadcrumbs after the section's."""
         # Like the admin's own views: {% url 'admin:...' %} resolves to this site.
         request.current_app = self.admin_site.name
+        site = self.admin_site.name
+        breadcrumbs = [
+            ("Home", reverse("admin:index", current_app=site)),
+            (
+                str(self.opts.app_config.verbose_name),
+                reverse("admin:app_list", kwargs={"app_label": self.opts.app_label}, current_app=site),
+            ),
+            *trail,
+        ]
         return {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -225,8 +244,13 @@ class McpCatalogAdmin(_ModelAdmin):
             "subtitle": None,
             "catalog_url": self._url("changelist"),
             "playground": self.can_use_playground(request),
+            "breadcrumbs": breadcrumbs,
+            "mcp_markup": ADMIN_MARKUP,
             **extra,
         }
+
+    def _catalog_crumb(self) -> tuple[str, str]:
+        return str(capfirst(self.opts.verbose_name_plural)), self._url("changelist")
 
     def _server_url(self, server: ServerCatalog) -> str:
         return self._url("server", quote(server.key))
@@ -242,8 +266,9 @@ class McpCatalogAdmin(_ModelAdmin):
         """List every registered server with its mounts and component counts."""
         servers = build_catalog()
         rows = [{"server": server, "url": self._server_url(server)} for server in servers]
+        trail = [(str(capfirst(self.opts.verbose_name_plural)), None)]
         context = self._context(
-            request, title="MCP catalog", rows=rows, counts=_counts(servers), **(extra_context or {})
+            request, trail, title="MCP catalog", rows=rows, counts=_counts(servers), **(extra_context or {})
         )
         return TemplateResponse(request, "django_mcp/admin/servers.html", context)
 
@@ -294,6 +319,7 @@ class McpCatalogAdmin(_ModelAdmin):
         ]
         context = self._context(
             request,
+            [self._catalog_crumb(), (server.title or server.name, None)],
             title=server.title or server.name,
             server=server,
             rows=rows,
@@ -333,13 +359,15 @@ class McpCatalogAdmin(_ModelAdmin):
         visible = async_to_sync(visible_keys)(server.server, request.user)
         if state.get("task"):
             state["task_url"] = self._url("task", state["task"]["id"], quote(entry.component_id))
+        server_url = self._server_url(server)
         context = self._context(
             request,
+            [self._catalog_crumb(), (server.title or server.name, server_url), (entry.name, None)],
             title=f"{entry.kind_label}: {entry.name}",
             server=server,
             entry=entry,
             method=playground.method,
-            server_url=self._server_url(server),
+            server_url=server_url,
             history_url=self._url("history", quote(entry.component_id)),
             complete_url=self._url("complete"),
             visible_to_you=entry.key in visible[entry.kind],
@@ -366,13 +394,21 @@ class McpCatalogAdmin(_ModelAdmin):
             .select_related("user")
             .order_by("-action_time")[:_HISTORY_LENGTH]
         )
+        server_url, entry_url = self._server_url(server), self._entry_url(entry)
+        trail = [
+            self._catalog_crumb(),
+            (server.title or server.name, server_url),
+            (entry.name, entry_url),
+            ("History", None),
+        ]
         context = self._context(
             request,
+            trail,
             title=f"History: {entry.kind_label.lower()} {entry.name}",
             server=server,
             entry=entry,
-            server_url=self._server_url(server),
-            entry_url=self._entry_url(entry),
+            server_url=server_url,
+            entry_url=entry_url,
             action_list=list(actions),
             history_length=_HISTORY_LENGTH,
             **(extra_context or {}),
@@ -392,6 +428,7 @@ class McpCatalogAdmin(_ModelAdmin):
         task = Playground(server, entry, request.user).task(task_id)
         context = self._context(
             request,
+            (),  # a fragment of the component page: no breadcrumbs of its own
             entry=entry,
             task=task,
             task_url=self._url("task", task_id, quote(entry.component_id)),

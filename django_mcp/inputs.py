@@ -38,6 +38,9 @@ def elicit(message: str, schema: Mapping[str, Any] | type[Any]) -> InputRequest:
         requested.pop("additionalProperties", None)
         requested.pop("title", None)
         requested.pop("description", None)
+        properties = requested.get("properties")
+        if isinstance(properties, Mapping):
+            requested["properties"] = {name: _with_enum_type(value) for name, value in properties.items()}
     elif isinstance(schema, Mapping):
         requested = dict(schema)
     else:
@@ -47,6 +50,20 @@ def elicit(message: str, schema: Mapping[str, Any] | type[Any]) -> InputRequest:
     return InputRequest(
         method="elicitation/create", params={"message": message, "requestedSchema": requested}
     )
+
+
+def _with_enum_type(prop: Any) -> Any:
+    """Return ``prop`` with ``"type": "string"`` when it is a bare enum of strings.
+
+    msgspec writes a ``Literal`` of strings as ``{"enum": [...]}``; an
+    elicitation form's enum property also needs its type (2026-07-28,
+    ``UntitledSingleSelectEnumSchema``), or the request is invalid.
+    """
+    if not isinstance(prop, Mapping) or "type" in prop or not isinstance(prop.get("enum"), list):
+        return prop
+    if not prop["enum"] or not all(isinstance(value, str) for value in prop["enum"]):
+        return prop
+    return {"type": "string", **prop}
 
 
 def elicit_url(message: str, url: str) -> InputRequest:

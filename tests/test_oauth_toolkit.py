@@ -7,6 +7,7 @@ They need django-oauth-toolkit importable *and* ``oauth2_provider`` in
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from asgiref.sync import async_to_sync
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.test import RequestFactory
+from django.urls import include, path
 from django.utils import timezone
 
 pytest.importorskip("oauth2_provider", reason="django-oauth-toolkit is not installed (the oauth extra)")
@@ -265,3 +267,73 @@ def test_invalid_token_is_answered_with_a_challenge(
         'resource_metadata="http://testserver/.well-known/oauth-protected-resource/mcp/notes"'
         in (denied["WWW-Authenticate"])
     )
+
+
+# ---------------------------------------- DOT 3.4's own discovery documents
+
+#: DOT as the authorization server of the project that serves MCP: its URLs
+#: at the root (so its RFC 8414 and RFC 9728 documents sit at the origin's
+#: well-known paths), the MCP endpoints under mcp/.
+urlpatterns = [
+    path("", include("oauth2_provider.urls")),
+    path("mcp/", include("django_mcp.urls")),
+]
+#: What MCP authorization asks of the authorization server: PKCE with S256
+#: only, and client ID metadata documents.
+MCP_READY_DOT = {"PKCE_REQUIRED": True, "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True, "CIMD_ENABLED": True}
+
+
+@pytest.mark.urls(__name__)
+def test_dot_serves_the_resource_metadata_the_challenge_points_at(
+    settings: Any, client: Any, make_token: Any
+) -> None:
+    settings.MCP_AUTHENTICATION_BACKENDS = [BACKEND]
+    _, denied = async_to_sync(authenticate)(_request("Bearer unknown"), PrivateServer)
+    (metadata_url,) = re.findall(r'resource_metadata="([^"]+)"', denied["WWW-Authenticate"])
+
+    response = client.get(metadata_url.removeprefix("http://testserver"))
+
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == "*"
+    document = response.json()
+    # RFC 9728 section 3.3: the resource is the URL the document was asked for.
+    assert document["resource"] == RESOURCE
+    assert document["authorization_servers"] == ["http://testserver"]
+    assert document["bearer_methods_supported"] == ["header"]
+
+
+@pytest.mark.urls(__name__)
+def test_dot_authorization_server_metadata_offers_what_mcp_clients_need(settings: Any, client: Any) -> None:
+    settings.OAUTH2_PROVIDER = {**getattr(settings, "OAUTH2_PROVIDER", {}), **MCP_READY_DOT}
+
+    document = client.get("/.well-known/oauth-authorization-server").json()
+
+    assert document["issuer"] == "http://testserver"
+    assert document["authorization_endpoint"] == "http://testserver/authorize/"
+    assert document["token_endpoint"] == "http://testserver/token/"
+    # MCP clients refuse an authorization server that does not list S256.
+    assert document["code_challenge_methods_supported"] == ["S256"]
+    assert document["client_id_metadata_document_supported"] is True
+
+
+@pytest.mark.urls(__name__)
+def test_dot_refuses_an_authorization_request_without_pkce(
+    settings: Any, client: Any, user: Any, application: Any
+) -> None:
+    settings.OAUTH2_PROVIDER = {**getattr(settings, "OAUTH2_PROVIDER", {}), **MCP_READY_DOT}
+    client.force_login(user)
+    query = {
+        "response_type": "code",
+        "client_id": application.client_id,
+        "redirect_uri": "https://client.example/callback",
+        "resource": RESOURCE,
+    }
+
+    refused = client.get("/authorize/", query)
+    with_s256 = client.get(
+        "/authorize/", {**query, "code_challenge": "x" * 43, "code_challenge_method": "S256"}
+    )
+
+    assert refused.status_code == 302
+    assert refused["Location"].startswith("https://client.example/callback?error=invalid_request")
+    assert with_s256.status_code == 200  # the consent form

@@ -20,6 +20,8 @@ finds the admin's templates and static files in the installed package.
 
 from __future__ import annotations
 
+import email.message
+import email.parser
 import importlib.util
 import os
 import site
@@ -164,6 +166,12 @@ print(finders.find("django_mcp/admin/mcp.css"))
 """
 
 
+def _wheel_metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = (name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        return email.parser.Parser().parsestr(archive.read(name).decode())
+
+
 def test_the_built_wheel_installs_and_serves_a_minimal_project(tmp_path: Path) -> None:
     _require("build")
     _require("twine")
@@ -182,6 +190,15 @@ def test_the_built_wheel_installs_and_serves_a_minimal_project(tmp_path: Path) -
     assert [name for name in DATA_FILES if name not in in_wheel] == []
     assert [name for name in DATA_FILES if name not in in_sdist] == []
     assert not [name for name in in_wheel if name.startswith(("tests/", "testproject/"))]
+    assert "LICENSE" in in_sdist
+    metadata = _wheel_metadata(wheel)
+    assert metadata.get_all("License-Expression") == ["MIT"]
+    assert "django_mcp_toolkit-0.1.0.dist-info/licenses/LICENSE" in in_wheel
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL") or [])
+    assert set(urls) == {"Homepage", "Documentation", "Repository", "Issues", "Security"}
+    assert all(url.startswith(urls["Repository"]) for url in urls.values())
+    # The long description is the README, whose links must work on the index page.
+    assert metadata.get_payload() == (ROOT / "README.md").read_text(encoding="utf-8")
 
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", venv)

@@ -30,6 +30,15 @@ accepted only for URLs they cover (DOT's
 of the endpoint's absolute URL). MCP requires servers to accept only tokens
 meant for them, so a token *without* indicators is refused too, unless a
 subclass sets ``require_audience = False``.
+
+Discovery is DOT's own when it is the authorization server of the same
+project: since 3.4 it serves RFC 8414 authorization server metadata (with
+``code_challenge_methods_supported``, and ``client_id_metadata_document_supported``
+under ``CIMD_ENABLED``) and RFC 9728 protected resource metadata in the
+path-inserted form the 401 challenge names, so ``include("oauth2_provider.urls")``
+at the root replaces ``django_mcp.wellknown`` and ``MCP_RESOURCE_METADATA``
+(docs/auth.md, "django-oauth-toolkit as the authorization server"). PKCE is
+DOT's to enforce (``PKCE_REQUIRED``, ``COMPLIANT_BCP_RFC9700_PKCE_METHOD``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ as ``library``. It shows the usual shapes of a Django-backed server:
 * ``set-stock``: a write guarded by the ``demo.change_stock`` permission,
   with an async ``@rule`` that checks the ISBN exists;
 * ``restock-report``: an async generator that reports progress per author;
+* ``reserve-book``: asks the user who collects the book, and where, with an
+  elicitation form (a multi round-trip request), and handles every answer;
+* ``audit-stock``: a sync tool that runs as a task (``task = "optional"``)
+  for clients that declare the tasks extension, publishing its progress as
+  the task's status message; other clients get the result directly;
 * ``library://catalog`` (fixed, publicly cacheable),
   ``library://books/{isbn}`` (with ISBN completion) and
   ``library://authors/{author_id}/books`` (plain text);
@@ -31,7 +36,7 @@ import datetime
 import importlib.util
 from collections.abc import AsyncIterator
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from django.db.models import Q
@@ -51,19 +56,23 @@ from django_mcp import (
 )
 from django_mcp.contrib.admin import ModelAdminTools
 from django_mcp.exceptions import ResourceNotFound
+from django_mcp.inputs import elicit, input_required
 from django_mcp.schemas import Schema, rule
 from testproject.demo.admin import BookAdmin
 from testproject.demo.models import Author, Book
 
 __all__ = [
     "AUDIENCES",
+    "BRANCHES",
     "GENRES",
+    "AuditStockTool",
     "AuthorBooksResource",
     "BookDetailsTool",
     "BookResource",
     "CatalogResource",
     "LibraryServer",
     "RecommendBookPrompt",
+    "ReserveBookTool",
     "RestockReportTool",
     "SearchBooksTool",
     "SetStockTool",
@@ -85,6 +94,10 @@ GENRES = (
 
 #: Values ``recommend-book`` suggests for its ``audience`` argument.
 AUDIENCES = ("adults", "children", "young adults")
+
+#: Where ``reserve-book`` lets a reader collect a book.
+BRANCHES = ("Main library", "Riverside")
+Branch = Literal["Main library", "Riverside"]
 
 Isbn = Annotated[
     str,
@@ -182,6 +195,30 @@ class RestockReport(Schema):
 
     authors: list[AuthorStock]
     to_restock: int
+
+
+class ReservationDetails(Schema):
+    """What ``reserve-book`` asks the user: a flat form, as elicitation wants."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100, description="Who collects the book.")]
+    branch: Branch = "Main library"
+
+
+class Reservation(Schema):
+    """A reservation made by ``reserve-book`` (its structured content)."""
+
+    isbn: str
+    title: str
+    name: str
+    branch: Branch
+
+
+class StockAudit(Schema):
+    """The books counted by ``audit-stock`` and the value of those in stock."""
+
+    books: int
+    in_stock: int
+    stock_value: Decimal
 
 
 class Catalog(Schema):
@@ -305,6 +342,59 @@ class RestockReportTool(Tool[None, RestockReport]):
         )
 
 
+class ReserveBookTool(Tool[IsbnInput]):
+    """Reserve a book for collection; asks who collects it and where."""
+
+    name = "reserve-book"
+    title = "Reserve a book"
+    annotations = ToolAnnotations(read_only=False, destructive=False, idempotent=False, open_world=False)
+
+    async def handle(self, payload: IsbnInput, request: McpRequest) -> McpResponse:
+        book = await Book.objects.filter(isbn=payload.isbn).afirst()
+        if book is None:
+            return McpResponse.error("Book not found.")
+        answer = request.input_responses.get("details")
+        if answer is None:
+            # The first call: ask the user through the client. The client
+            # calls again with the same arguments and the answer.
+            message = f"Reserve “{book.title}”: who collects it, and at which branch?"
+            return input_required({"details": elicit(message, ReservationDetails)})
+        if answer.get("action") != "accept":  # "decline" or "cancel"
+            return McpResponse.text("Nothing was reserved.")
+        try:
+            details = msgspec.convert(answer.get("content"), ReservationDetails)
+        except msgspec.ValidationError:
+            return McpResponse.error("The form came back incomplete: nothing was reserved.")
+        return McpResponse.structured(
+            Reservation(isbn=book.isbn, title=book.title, name=details.name, branch=details.branch)
+        )
+
+
+class AuditStockTool(Tool[None, StockAudit]):
+    """Count every book and the value of the stock, as a task where the client can."""
+
+    name = "audit-stock"
+    title = "Audit stock"
+    annotations = _READ_ONLY
+    # A task for clients that declare io.modelcontextprotocol/tasks (they
+    # poll tasks/get); a direct answer for every other client.
+    task = "optional"
+
+    def handle(self, request: McpRequest) -> McpResponse:
+        # A sync handler: as a task it runs on the Tasks backend, else in
+        # Django's sync thread; either way the plain ORM is fine.
+        books = list(Book.objects.order_by("isbn"))
+        in_stock, value = 0, Decimal(0)
+        for done, book in enumerate(books, start=1):
+            if request.task is not None:
+                request.task.check_cancelled()
+                request.task.status_message = f"Counted {done} of {len(books)} books"
+            if book.in_stock:
+                in_stock += 1
+                value += book.price
+        return McpResponse.structured(StockAudit(books=len(books), in_stock=in_stock, stock_value=value))
+
+
 # -------------------------------------------------------------- resources
 
 
@@ -417,7 +507,9 @@ class LibraryServer(Server):
     instructions = (
         "Use search-books to find books and book-details for one ISBN; read "
         "library://catalog for the whole catalog. set-stock needs the "
-        "demo.change_stock permission. ISBNs are digits only, no hyphens."
+        "demo.change_stock permission. reserve-book asks the user who collects "
+        "the book; audit-stock runs as a task for clients with the tasks "
+        "extension. ISBNs are digits only, no hyphens."
     )
     # Listings would be shareable, but set-stock's permission makes them
     # depend on the caller: the dispatcher then sends them as private.
@@ -427,6 +519,8 @@ class LibraryServer(Server):
         BookDetailsTool,
         SetStockTool,
         RestockReportTool,
+        ReserveBookTool,
+        AuditStockTool,
         # The library's own admin, for staff: the same permissions, forms and history.
         *ModelAdminTools(BookAdmin, prefix="admin-book", actions=("list", "get", "change")),
     )

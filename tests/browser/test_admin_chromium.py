@@ -23,7 +23,10 @@ Three servers are driven:
   uses ``transactional_db``) for the older one-page catalog of
   ``mcp_catalog_view()``.
 
-Screenshots are saved to ``artifacts/`` (git-ignored).
+Screenshots are saved to ``artifacts/django-<major>.<minor>/`` (git-ignored),
+one folder per Django line that ran the suite: ``.ci/run`` fills
+``django-5.2`` and ``django-6.1`` (or the newest 6.x), with every page of
+the MCP section (``test_every_mcp_admin_page_looks_native``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import django
 import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
@@ -107,7 +111,8 @@ def conformance_registered() -> Iterator[None]:
 # ------------------------------------------------- the section under uvicorn
 
 PASSWORD = "s3cret-pass"
-ARTIFACTS = ROOT / "artifacts"
+#: Screenshots of this Django line, apart from the other line's.
+ARTIFACTS = ROOT / "artifacts" / f"django-{django.VERSION[0]}.{django.VERSION[1]}"
 PLAYGROUND = "tests.admin.servers.PlaygroundServer"
 SECTION = "/admin/django_mcp/mcpcatalog/"
 #: Made with ``manage.py shell -c`` in the server's own database.
@@ -236,6 +241,70 @@ def test_index_links_the_catalog_and_pages_are_styled_under_uvicorn(
         assert hidden == ["secret"]
         _styled(page)
         _shot(page, "mcp-server.png")
+
+
+#: Every page of the MCP section, as (screenshot name, path).
+EVERY_PAGE = (
+    ("page-catalog", SECTION),
+    ("page-server", f"{SECTION}server/{quote(PLAYGROUND)}/"),
+    ("page-tool", _component("tool", "echo")),
+    ("page-resource", _component("resource", "notes://readme")),
+    ("page-template", _component("template", "notes://{topic}")),
+    ("page-prompt", _component("prompt", "haiku")),
+    ("page-history", _component("tool", "echo").replace("/change/", "/history/")),
+)
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not displayed"
+    return dict(box)
+
+
+def _native(page: Any, *, ours: bool = True) -> None:
+    """Assert what the admin's own style sheets must have styled."""
+    if not ours:  # the admin's own index: no breadcrumbs, no section style sheet
+        header = page.evaluate("getComputedStyle(document.querySelector('#header')).backgroundColor")
+        assert header not in ("", "rgba(0, 0, 0, 0)", "transparent")
+        return
+    _styled(page)
+    crumbs = page.locator(".breadcrumbs")
+    assert crumbs.count() == 1
+    # Django 6.1 styles only <ol class="breadcrumbs">, 5.2 only the <div>:
+    # unstyled breadcrumbs have no background.
+    background = crumbs.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert background not in ("", "rgba(0, 0, 0, 0)", "transparent")
+    items = page.locator("ol.breadcrumbs li")
+    if items.count():  # a list: its items sit on one line, like the admin's own
+        tops = {round(box["y"]) for box in items.evaluate_all("l => l.map(e => e.getBoundingClientRect())")}
+        assert len(tops) == 1
+
+
+def test_every_mcp_admin_page_looks_native(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "player")
+        _native(page, ours=False)
+        _shot(page, "page-admin-index.png")
+        for name, path in EVERY_PAGE:
+            page.goto(f"{site_url}{path}")
+            assert page.locator("#content h1").count() == 1, name
+            _native(page)
+            _shot(page, f"{name}.png")
+
+        # The History button is beside the title, not under it.
+        page.goto(f"{site_url}{_component('tool', 'echo')}")
+        title, history = _box(page, "#content h1"), _box(page, "a.historylink")
+        assert history["x"] > title["x"] + title["width"] / 2
+        assert history["y"] < title["y"] + title["height"]
+        assert history["y"] + history["height"] > title["y"]
+        # Help text lines up with the field it describes.
+        help_text, field = _box(page, "#id_arg-text_helptext"), _box(page, "#id_arg-text")
+        assert abs(help_text["x"] - field["x"]) <= 12
+        # The server page's filter is beside the results, not under them.
+        page.goto(f"{site_url}{EVERY_PAGE[1][1]}")
+        results, sidebar = _box(page, "#result_list"), _box(page, "#changelist-filter")
+        assert sidebar["x"] > results["x"] + results["width"] - 1
+        assert sidebar["y"] < results["y"] + results["height"]
 
 
 def test_playground_calls_a_tool_with_a_form(chromium_path: str, site_url: str) -> None:

@@ -22,13 +22,15 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from django_mcp.events import get_backend
-from django_mcp.protocol.jsonrpc import INVALID_PARAMS
+from django_mcp.protocol.jsonrpc import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 from django_mcp.registry import registry
+from django_mcp.testing import McpTestClient
 from testproject.demo.mcp import LibraryServer
 from testproject.demo.models import Author, Book
 from tests.wire import call, modern_headers, modern_meta, modern_request
 
 transactional = pytest.mark.django_db(transaction=True)
+TASKS = "io.modelcontextprotocol/tasks"
 
 RESULT_META = {
     "io.modelcontextprotocol/serverInfo": {
@@ -184,12 +186,16 @@ async def test_http_endpoint_serves_the_library_with_the_session_user(
         "search-books",
         "book-details",
         "restock-report",
+        "reserve-book",
+        "audit-stock",
     ]
     assert [tool["name"] for tool in logged_in.json()["result"]["tools"]] == [
         "search-books",
         "book-details",
         "set-stock",
         "restock-report",
+        "reserve-book",
+        "audit-stock",
     ]
 
 
@@ -288,6 +294,8 @@ async def test_set_stock_is_hidden_from_callers_without_the_permission(
         "search-books",
         "book-details",
         "restock-report",
+        "reserve-book",
+        "audit-stock",
     ]
     # The listing depends on who asks, so it must not be shared.
     assert (listing["result"]["ttlMs"], listing["result"]["cacheScope"]) == (300_000, "private")
@@ -318,7 +326,14 @@ async def test_set_stock_is_listed_for_a_librarian_and_updates_the_book(
         announced = [await asyncio.wait_for(anext(events), timeout=5) for _ in range(2)]
 
     tools = {tool["name"]: tool for tool in listing["result"]["tools"]}
-    assert list(tools) == ["search-books", "book-details", "set-stock", "restock-report"]
+    assert list(tools) == [
+        "search-books",
+        "book-details",
+        "set-stock",
+        "restock-report",
+        "reserve-book",
+        "audit-stock",
+    ]
     assert tools["set-stock"]["annotations"] == {
         "readOnlyHint": False,
         "destructiveHint": False,
@@ -390,6 +405,120 @@ async def test_restock_report_sends_no_progress_without_a_token(library: dict[st
 
     assert sent == []
     assert reply["result"]["structuredContent"]["to_restock"] == 1
+
+
+@transactional
+async def test_reserve_book_asks_who_collects_it_with_an_elicitation_form(
+    library: dict[str, Author],
+) -> None:
+    client = McpTestClient(LibraryServer, client_capabilities={"elicitation": {}})
+
+    asked = await client.call_tool("reserve-book", {"isbn": KINDRED})
+
+    asked.assert_input_required(["details"])
+    assert asked.input_requests["details"] == {
+        "method": "elicitation/create",
+        "params": {
+            "message": "Reserve “Kindred”: who collects it, and at which branch?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 100,
+                        "description": "Who collects the book.",
+                    },
+                    "branch": {
+                        "type": "string",
+                        "enum": ["Main library", "Riverside"],
+                        "default": "Main library",
+                    },
+                },
+                "required": ["name"],
+            },
+        },
+    }
+
+
+@transactional
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            {"action": "accept", "content": {"name": "Ada", "branch": "Riverside"}},
+            {"isbn": KINDRED, "title": "Kindred", "name": "Ada", "branch": "Riverside"},
+        ),
+        (
+            {"action": "accept", "content": {"name": "Ada"}},
+            {"isbn": KINDRED, "title": "Kindred", "name": "Ada", "branch": "Main library"},
+        ),
+        ({"action": "decline"}, "Nothing was reserved."),
+        ({"action": "cancel"}, "Nothing was reserved."),
+        ({"action": "accept", "content": {"branch": "Riverside"}}, "error"),
+        ({"action": "accept", "content": {"name": "Ada", "branch": "Mars"}}, "error"),
+    ],
+)
+async def test_reserve_book_handles_every_answer(
+    library: dict[str, Author], answer: dict[str, Any], expected: Any
+) -> None:
+    client = McpTestClient(LibraryServer, client_capabilities={"elicitation": {}})
+
+    reply = await client.call_tool("reserve-book", {"isbn": KINDRED}, input_responses={"details": answer})
+
+    if expected == "error":
+        reply.assert_tool_error()
+        assert reply.text == "The form came back incomplete: nothing was reserved."
+    elif isinstance(expected, str):
+        assert reply.assert_ok().text == expected
+    else:
+        reply.assert_ok().assert_structured(expected)
+
+
+@transactional
+async def test_reserve_book_reports_a_missing_book_before_asking(library: dict[str, Author]) -> None:
+    client = McpTestClient(LibraryServer, client_capabilities={"elicitation": {}})
+
+    reply = await client.call_tool("reserve-book", {"isbn": MISSING})
+
+    reply.assert_tool_error()
+    assert reply.text == "Book not found."
+
+
+@transactional
+async def test_reserve_book_needs_a_client_that_shows_forms(library: dict[str, Author]) -> None:
+    reply = await McpTestClient(LibraryServer, client_capabilities={}).call_tool(
+        "reserve-book", {"isbn": KINDRED}
+    )
+
+    reply.assert_error(MISSING_REQUIRED_CLIENT_CAPABILITY)
+    assert reply.error["data"] == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+
+
+AUDIT = {"books": 3, "in_stock": 2, "stock_value": "19.99"}
+
+
+@transactional
+async def test_audit_stock_answers_directly_without_the_tasks_extension(library: dict[str, Author]) -> None:
+    reply = await McpTestClient(LibraryServer, client_capabilities={}).call_tool("audit-stock")
+
+    reply.assert_ok().assert_structured(AUDIT)
+
+
+@transactional
+async def test_audit_stock_runs_as_a_task_for_a_client_with_the_extension(library: dict[str, Author]) -> None:
+    # The demo settings run tasks with the immediate backend: the task is
+    # done by the time tools/call answers.
+    client = McpTestClient(LibraryServer, client_capabilities={"extensions": {TASKS: {}}})
+
+    created = (await client.call_tool("audit-stock")).result
+    task = (await client.request("tasks/get", {"taskId": created["taskId"]}))["result"]
+
+    assert created["resultType"] == "task"
+    assert task["status"] == "completed"
+    assert task["statusMessage"] == "Counted 3 of 3 books"
+    assert task["result"]["structuredContent"] == AUDIT
+    assert task["result"]["isError"] is False
 
 
 # --------------------------------------------------------------- resources

@@ -1,12 +1,15 @@
-"""The README's setup snippet runs as written in a project's settings and URLconf."""
+"""The README: its setup snippet runs as written, its links work on the package index."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PYPROJECT = ROOT / "pyproject.toml"
 
 
 def test_the_readme_settings_and_urls_snippet_runs_as_written() -> None:
@@ -20,3 +23,21 @@ def test_the_readme_settings_and_urls_snippet_runs_as_written() -> None:
 
     assert namespace["INSTALLED_APPS"][-1] == "django_mcp"
     assert [str(pattern.pattern) for pattern in namespace["urlpatterns"]] == ["mcp/"]
+
+
+def test_the_readme_links_are_absolute_and_name_files_of_the_repository() -> None:
+    # The README is the package's long description on the package index,
+    # where a relative link would point nowhere.
+    repository = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["urls"]["Repository"]
+    links = re.findall(r"\]\(([^)\s]+)\)", README.read_text(encoding="utf-8"))
+    assert links
+    assert [link for link in links if not link.startswith(("https://", "#"))] == []
+    into_repository = [link for link in links if link.startswith(repository)]
+    assert into_repository
+    blob = f"{repository}/blob/main/"
+    missing = [
+        link
+        for link in into_repository
+        if not link.startswith(blob) or not (ROOT / link.removeprefix(blob).split("#")[0]).is_file()
+    ]
+    assert missing == []

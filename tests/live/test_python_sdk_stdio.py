@@ -175,7 +175,13 @@ async def test_lists_only_the_tools_a_caller_without_a_user_may_use(server: Stdi
             listing = await client.list_tools()
 
     # set-stock needs the demo.change_stock permission; STDIO has no user.
-    assert [tool.name for tool in listing.tools] == ["search-books", "book-details", "restock-report"]
+    assert [tool.name for tool in listing.tools] == [
+        "search-books",
+        "book-details",
+        "restock-report",
+        "reserve-book",
+        "audit-stock",
+    ]
     assert listing.next_cursor is None
 
 

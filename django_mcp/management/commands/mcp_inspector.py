@@ -1,0 +1,69 @@
+"""``manage.py mcp_inspector [SERVER]``: open the official MCP Inspector on a server."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from django_mcp.inspector import INSPECTOR_PACKAGE, INSPECTOR_VERSION, InspectorError, inspector_launch
+
+__all__ = ["Command"]
+
+
+class Command(BaseCommand):
+    """Launch the MCP Inspector against a registered server, over HTTP or STDIO."""
+
+    help = (
+        f"Launch the official MCP Inspector ({INSPECTOR_PACKAGE}@{INSPECTOR_VERSION}, through npx) "
+        "against a registered server: a web path over HTTP at --base-url (the site must be "
+        "running), a local name over STDIO (the Inspector starts manage.py mcp_stdio NAME). "
+        "SERVER is a web path or a local name (web:PATH or local:NAME when both exist); without "
+        "it the only registered server is used. Node.js 22 comes from the npm registry when the "
+        "machine's node is older."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """Take the server, where the site runs, the era and --print."""
+        parser.add_argument("server", nargs="?", metavar="SERVER", help="Web path or local name.")
+        parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000",
+            help="Where the site serves a web server's URL (default: http://127.0.0.1:8000).",
+        )
+        parser.add_argument(
+            "--protocol-era",
+            choices=("auto", "modern", "legacy"),
+            default="auto",
+            help="auto: 2026-07-28 when the server offers it (the default); modern; "
+            "legacy: 2025-11-25 sessions.",
+        )
+        parser.add_argument(
+            "--manage-py", help="The manage.py a local server is started with (default: this one)."
+        )
+        parser.add_argument(
+            "--print", action="store_true", help="Print the Inspector's command line instead of running it."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Build the Inspector's command line, then run (or print) it."""
+        try:
+            launch = inspector_launch(
+                options["server"],
+                base_url=options["base_url"],
+                era=options["protocol_era"],
+                manage_py=options["manage_py"],
+            )
+        except InspectorError as exc:
+            raise CommandError(str(exc)) from None
+        if options["print"]:
+            self.stdout.write(shlex.join(launch.command))
+            return
+        how = "over HTTP at" if launch.transport == "http" else "over STDIO, starting"
+        self.stderr.write(f"Opening the MCP Inspector {how} {launch.target}")
+        if launch.node_from_npm:
+            self.stderr.write("This machine's Node.js is older than 22: npx brings Node.js 22 from npm.")
+        code = launch.run()
+        if code not in (0, 130):
+            raise CommandError(f"The MCP Inspector exited with code {code}.")
