@@ -106,6 +106,9 @@ class Floor:
             uri = params["uri"]
             text = f"item {uri[len(_ITEM_PREFIX) :]}"
             result = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}
+        elif message.method == "prompts/get" and params.get("name") == "greet":
+            text = f"Say hello to {(params.get('arguments') or {})['name']}."
+            result = {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
         elif message.method == "tools/list":
             result = {"tools": self.tools}
         elif message.method == "initialize":

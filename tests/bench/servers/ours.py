@@ -34,7 +34,7 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from django_mcp import McpResponse, Resource, Server, Tool  # noqa: E402
+from django_mcp import McpResponse, Prompt, PromptArgument, Resource, Server, Tool  # noqa: E402
 from django_mcp.schemas import Schema  # noqa: E402
 
 
@@ -106,6 +106,16 @@ class ItemResource(Resource):
         return McpResponse.text(f"item {item_id}")
 
 
+class GreetPrompt(Prompt):
+    """``greet(name)``: one user message (measured in-process only)."""
+
+    name = "greet"
+    arguments = (PromptArgument(name="name", required=True),)
+
+    async def handle(self, name: str) -> McpResponse:
+        return McpResponse.text(f"Say hello to {name}.")
+
+
 def _filler(name: str) -> type[Tool[EchoInput]]:
     namespace = {"name": name, "description": FILLER_DESCRIPTION, "handle": _echo, "__module__": __name__}
     return types.new_class(f"Filler{name}", (Tool[EchoInput],), {}, lambda ns: ns.update(namespace))
@@ -119,6 +129,7 @@ BenchServer = type(
         "name": "bench",
         "tools": (*FIXED, *(_filler(name) for name in filler_names(fixed=len(FIXED)))),
         "resources": (ItemResource,),
+        "prompts": (GreetPrompt,),
         "__module__": __name__,
     },
 )
