@@ -114,7 +114,8 @@ class Scenario:
 
 
 def _text_is(text: str) -> Callable[[dict[str, Any]], bool]:
-    return lambda result: result.get("content") == [{"type": "text", "text": text}] and not result.get("isError")
+    block = {"type": "text", "text": text}
+    return lambda result: result.get("content") == [block] and not result.get("isError")
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -146,7 +147,7 @@ SCENARIOS: dict[str, Scenario] = {
             "prompts/get",
             {"name": "greet", "arguments": {"name": "Ada"}},
             "greet",
-            lambda result: result.get("messages", [{}])[0].get("content", {}).get("text") == "Say hello to Ada.",
+            lambda result: result["messages"][0]["content"] == {"type": "text", "text": "Say hello to Ada."},
         ),
         Scenario(
             "list",
@@ -226,7 +227,8 @@ class AsgiDriver:
 
         await self.app(self._scope(), receive, send)
         status = next(message["status"] for message in sent if message["type"] == "http.response.start")
-        body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+        chunks = [message.get("body", b"") for message in sent if message["type"] == "http.response.body"]
+        body = b"".join(chunks)
         return status, body
 
     async def _many(self, count: int) -> None:
@@ -245,7 +247,7 @@ class AsgiDriver:
         """Serve one request with ``profile`` set in every thread (see ``count_calls``)."""
 
         async def run() -> tuple[int, bytes]:
-            with _profiling(profile):
+            with _Profiling(profile):
                 return await self._once()
 
         return self.loop.run_until_complete(run())
@@ -308,11 +310,11 @@ class WsgiDriver:
 
     def counted(self, profile: Callable[..., Any]) -> tuple[int, bytes]:
         """Serve one request with ``profile`` set in every thread."""
-        with _profiling(profile):
+        with _Profiling(profile):
             return self.once()
 
 
-class _profiling:
+class _Profiling:
     """Set a profile function in this thread and every other while the block runs."""
 
     def __init__(self, profile: Callable[..., Any]) -> None:
@@ -371,7 +373,9 @@ def _load(way: Way) -> Any:
     return getattr(module, way.attribute)
 
 
-def worker(way: Way, scenarios: Iterable[Scenario], requests: int, profile: bool) -> list[dict[str, Any]]:
+def worker(
+    way: Way, scenarios: Iterable[Scenario], requests: int, *, profile: bool = False
+) -> list[dict[str, Any]]:
     """Measure ``scenarios`` on ``way`` in this process; return one row each."""
     app = _load(way)
     rows = []
@@ -422,7 +426,9 @@ def _run_way(way: Way, scenarios: list[str], requests: int, python: str) -> list
 
 
 def _versions(python: str) -> str:
-    probe = "import sys, django, msgspec; print(sys.version.split()[0], django.__version__, msgspec.__version__)"
+    probe = (
+        "import sys, django, msgspec; print(sys.version.split()[0], django.__version__, msgspec.__version__)"
+    )
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     return f"Python {out[0]}, Django {out[1]}, msgspec {out[2]}"
 
@@ -438,7 +444,8 @@ def table(rows: list[dict[str, Any]], scenarios: list[str]) -> str:
         if not cells:
             continue
         values = [
-            f"{cells[name]['calls']} / {cells[name]['cpu_us']:.1f}" if name in cells else "" for name in scenarios
+            f"{cells[name]['calls']} / {cells[name]['cpu_us']:.1f}" if name in cells else ""
+            for name in scenarios
         ]
         lines.append(f"| {way.title} | " + " | ".join(values) + " |")
     return "\n".join(lines)
@@ -467,12 +474,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{key:20} scenario")
         return 0
     if args.worker:
-        rows = worker(WAYS[args.worker], [SCENARIOS[name] for name in scenarios], args.requests, False)
+        rows = worker(WAYS[args.worker], [SCENARIOS[name] for name in scenarios], args.requests)
         print(json.dumps(rows))
         return 0
     if args.profile:
         way_key, _, scenario_key = args.profile.partition(":")
-        worker(WAYS[way_key], [SCENARIOS[scenario_key or "echo"]], args.requests, True)
+        worker(WAYS[way_key], [SCENARIOS[scenario_key or "echo"]], args.requests, profile=True)
         return 0
     ways = [name for name in args.ways.split(",") if name]
     missing = [name for name in ways if name not in WAYS]
@@ -481,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for key in ways:
         rows += _run_way(WAYS[key], scenarios, args.requests, args.python)
-    print(f"In-process, {args.requests} requests per cell, {_versions(args.python)}; Python calls / CPU µs per request\n")
+    versions = _versions(args.python)
+    print(f"In-process, {args.requests} requests per cell, {versions}; Python calls / CPU µs per request\n")
     print(table(rows, scenarios))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
