@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import json
 import os
@@ -401,6 +402,7 @@ def worker(
             print(out.getvalue(), file=sys.stderr)
         # The fastest of several batches: other work on the machine only
         # ever adds time, so the minimum is the steadiest estimate.
+        gc.collect()  # the garbage of start-up and warm-up is no request's
         batch = max(requests // BATCHES, 1)
         cpu = float("inf")
         for _ in range(BATCHES):
