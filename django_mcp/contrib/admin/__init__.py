@@ -59,6 +59,7 @@ from django_mcp.contrib.admin._tools import (
     AdminGetTool,
     AdminListTool,
     AdminTool,
+    action_parts,
 )
 from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema
@@ -240,7 +241,7 @@ class _Factory:
                 f"{self.label}: unknown action {action!r}: use {choices} or the name of one of the "
                 "admin's actions"
             )
-        description = str(found[2]) % model_format_dict(self.opts)
+        description = str(action_parts(found)[2]) % model_format_dict(self.opts)
         plural = str(self.opts.verbose_name_plural)
         ids = list_of(pk_type(self.model))
         return {

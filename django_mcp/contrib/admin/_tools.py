@@ -21,7 +21,7 @@ caller (``django_mcp.contrib._calls.inner_request``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from django.contrib.admin import ModelAdmin
@@ -58,9 +58,22 @@ __all__ = [
     "AdminGetTool",
     "AdminListTool",
     "AdminTool",
+    "action_parts",
 ]
 
 _DENIED = "You do not have permission to do this."
+
+
+def action_parts(action: Any) -> tuple[Callable[..., Any], str, str]:
+    """Return the function, name and description of what ``get_action()``/``get_actions()`` give.
+
+    Django 6.1 gives ``Action`` values, whose tuple indexing is deprecated;
+    earlier releases give ``(function, name, description)`` tuples.
+    """
+    if hasattr(action, "func"):
+        return action.func, action.name, action.description
+    func, name, description = action
+    return func, name, description
 
 
 class _Messages(BaseStorage):
@@ -351,7 +364,7 @@ class AdminActionTool(AdminTool):
         actions: dict[str, Any] = admin.get_actions(inner)
         if self.action_name not in actions:
             raise PermissionDenied
-        func = actions[self.action_name][0]
+        func = action_parts(actions[self.action_name])[0]
         ids = [str(value) for value in dict.fromkeys(arguments["ids"])]
         # What the change list posts; "post" confirms intermediate pages
         # such as delete_selected's.
