@@ -166,6 +166,7 @@ class _Connection:
         self.receive = receive
         self.listen = listen
         self.gone = False
+        self._starting: asyncio.Handle | None = None
         self._listening: asyncio.Task[None] | None = None
         self._served = asyncio.current_task()
 
@@ -183,9 +184,17 @@ class _Connection:
             self._listen()
 
     def _listen(self) -> None:
+        # Only a request that gives the event loop a turn can notice a client
+        # leaving, so the watch starts at the loop's next turn: a request
+        # answered without waiting (an async tool) is over before then, and
+        # costs no task at all.
+        self._starting = asyncio.get_running_loop().call_soon(self._start_listening)
+
+    def _start_listening(self) -> None:
         # The request runs in the serving task; this one waits for the client
         # to go away meanwhile and then cancels it (one task per request where
         # Django's handler makes two and waits on both).
+        self._starting = None
         served = self._served
 
         def listened(listener: asyncio.Task[None]) -> None:
@@ -205,6 +214,8 @@ class _Connection:
 
     def stop_listening(self) -> None:
         """Stop watching for a disconnect (the request is over)."""
+        if self._starting is not None:
+            self._starting.cancel()
         if self._listening is not None:
             self._listening.cancel()
 

@@ -56,6 +56,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any, Final
 
+from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
@@ -278,6 +279,9 @@ class DjangoSettings:
     #: Both session and authentication middleware are in ``MIDDLEWARE``:
     #: the session cookie identifies the caller, as it would under Django.
     session_auth: bool = False
+    #: ``django.contrib.auth`` is installed: an unidentified caller is
+    #: ``AnonymousUser`` (without it, there is no identity at all).
+    auth_installed: bool = False
 
 
 _SESSION_MIDDLEWARE: Final = "django.contrib.sessions.middleware.SessionMiddleware"
@@ -306,6 +310,7 @@ def get_django_settings() -> DjangoSettings:
         session_cookie_name=settings.SESSION_COOKIE_NAME,
         session_engine=settings.SESSION_ENGINE,
         session_auth=_SESSION_MIDDLEWARE in middleware and _AUTH_MIDDLEWARE in middleware,
+        auth_installed=apps.is_installed("django.contrib.auth"),
     )
 
 
@@ -378,6 +383,7 @@ _DJANGO_NAMES: Final = frozenset(
         "SESSION_COOKIE_NAME",
         "SESSION_ENGINE",
         "MIDDLEWARE",
+        "INSTALLED_APPS",
     }
 )
 

@@ -61,8 +61,6 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
-from django.apps import apps
-
 from django_mcp.conf import get_django_settings
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.codec import Envelope, parse_message
@@ -410,7 +408,7 @@ def _same(expected: Any, header: str, kind: str) -> bool:
 
 def _anonymous() -> Any:
     """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
-    if not apps.is_installed("django.contrib.auth"):
+    if not get_django_settings().auth_installed:
         # No identity at all: servers that need none accept the caller.
         return None
     from django.contrib.auth.models import AnonymousUser

@@ -32,7 +32,6 @@ import inspect
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.http import parse_cookie
 from django.utils.module_loading import import_string
@@ -96,7 +95,7 @@ def session_of(headers: McpHeaders) -> Any:
     django = get_django_settings()
     cookies = headers.joined("cookie", "; ") if django.session_auth else None
     key = parse_cookie(cookies).get(django.session_cookie_name) if cookies else None
-    if not key or not apps.is_installed("django.contrib.auth"):
+    if not key or not django.auth_installed:
         return None
     return importlib.import_module(django.session_engine).SessionStore(key)
 

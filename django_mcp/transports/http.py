@@ -107,15 +107,27 @@ def response_of(
     iterator over it) and ``ended`` runs once the response is closed.
     """
     response: HttpResponseBase
+    # The content type goes to the constructor: Django would otherwise set
+    # its default (text/html), to be deleted again.
+    content_type = None
+    headers = reply.headers
+    for name, value in headers:
+        if name == "Content-Type":
+            content_type = value
+            headers = [header for header in headers if header[0] != "Content-Type"]
+            break
     if reply.stream is not None:
         closing = [reply.closed] if reply.closed is not None else []
         if ended is not None:
             closing.append(ended)
-        response = _StreamedReply(reply.stream if stream is None else stream, closing, status=reply.status)
+        response = _StreamedReply(
+            reply.stream if stream is None else stream, closing, status=reply.status, content_type=content_type
+        )
     else:
-        response = HttpResponse(reply.body, status=reply.status)
-    del response["Content-Type"]  # Django's default is text/html
-    for name, value in reply.headers:
+        response = HttpResponse(reply.body, status=reply.status, content_type=content_type)
+    if content_type is None:
+        del response["Content-Type"]  # a reply without a body has none
+    for name, value in headers:
         response[name] = value
     return response
 
@@ -133,8 +145,9 @@ class _StreamedReply(StreamingHttpResponse):
         closing: list[Callable[[], None]],
         *,
         status: int,
+        content_type: str | None,
     ) -> None:
-        super().__init__(stream, status=status)
+        super().__init__(stream, status=status, content_type=content_type)
         self._closing = closing
 
     def close(self) -> None:
