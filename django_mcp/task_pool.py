@@ -46,6 +46,9 @@ logger = logging.getLogger(__name__)
 MAX_RESULTS: Final = 1000
 """How many finished jobs ``ThreadPoolBackend.get_result`` remembers."""
 
+#: Failed lease renewals in a row tried again before each is logged (a lock passes quickly).
+_RENEW_QUIET_FAILURES: Final = 2
+
 #: The backend class, built by ``__getattr__`` on first use.
 ThreadPoolBackend: Any
 
@@ -118,18 +121,25 @@ class TaskPool:
 
     def _renew(self) -> None:
         """Keep the leases of queued tasks while they wait (a thread of its own)."""
+        failures = 0
         while True:
             lease = get_settings().task_lease_timeout
-            self._wake.wait(timeout=lease / 3)
+            # After a failed write, try again soon (sooner than the lease
+            # could lapse), backing off while the failures go on.
+            self._wake.wait(timeout=lease / 3 if not failures else min(lease / 6, 0.05 * 2**failures))
             self._wake.clear()
             with self._lock:
                 waiting = list(self._queued)
             if not waiting:
+                failures = 0
                 continue
             try:
                 task_store.hold(waiting, lease)
-            except Exception:  # the database may be away for a moment; try again later
-                logger.exception("Could not renew the leases of queued MCP tasks")
+                failures = 0
+            except Exception:  # the database may be away (or locked) for a moment
+                failures += 1
+                if failures > _RENEW_QUIET_FAILURES:
+                    logger.exception("Could not renew the leases of queued MCP tasks")
             finally:
                 connections.close_all()
 

@@ -1081,8 +1081,6 @@ def test_a_malformed_task_rate_limit_is_e032(settings: Any) -> None:
     ]
 
 
-
-
 def test_a_task_backend_that_is_not_an_alias_is_e033(settings: Any) -> None:
     settings.MCP_TASK_BACKEND = 3
 
@@ -1145,8 +1143,6 @@ def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: No
             id="django_mcp.E015",
         )
     ]
-
-
 
 
 @pytest.mark.django_db

@@ -64,15 +64,15 @@ from django_mcp.server.compiler import CompiledServer, compiled_server
 if TYPE_CHECKING:
     from django_mcp.models import McpTask
 
-__all__ = ["CANCEL_CHECK_INTERVAL", "CLAIM_ATTEMPTS", "run"]
+__all__ = ["CANCEL_CHECK_INTERVAL", "STORE_ATTEMPTS", "run"]
 
 logger = logging.getLogger(__name__)
 
 CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
 """How often a running task looks for a cancellation and writes its status message."""
 
-CLAIM_ATTEMPTS: Final = 5
-"""How many times a run tries to claim its task while the database is locked."""
+STORE_ATTEMPTS: Final = 5
+"""How many times a run tries each write of its task while the database is locked."""
 
 _encoder = msgspec.json.Encoder()
 
@@ -91,26 +91,34 @@ async def run(task_id: str) -> bool:
     except BaseException:
         # Never leave the task marked running when this run dies.
         error = InternalError("The task's run ended unexpectedly")
-        await sync_to_async(task_store.finish)(
-            task_id, run=record.runs, ttl_ms=record.ttl_ms, error=task_store.error_object(error)
-        )
+        ended = task_store.error_object(error)
+        await _stored(task_store.finish, task_id, run=record.runs, ttl_ms=record.ttl_ms, error=ended)
         raise
 
 
 async def _claim(task_id: str) -> McpTask | None:
-    """Claim the task, trying again when the database is momentarily locked.
+    """Claim the task (None when it is not this run's to take)."""
+    record: McpTask | None = await _stored(task_store.claim, task_id, get_settings().task_lease_timeout)
+    return record
+
+
+async def _stored(function: Callable[..., Any], *args: Any, aside: bool = False, **kwargs: Any) -> Any:
+    """Run the ``task_store`` write ``function``, trying again while the database is locked.
 
     SQLite reports a table another connection is writing as locked: at once
     in shared-cache mode (in-memory test databases), after its busy timeout
     otherwise. A run that loses that race (the request that enqueued it is
-    still writing the job id) tries again shortly rather than fail its job.
+    still writing the job id, a poll reads the row) tries again shortly
+    rather than fail its job. Each write is one conditional statement, so a
+    refused one changed nothing and may be sent again. ``aside`` runs it
+    in a pool thread (``_aside``), else in the thread-sensitive one.
     """
-    lease = get_settings().task_lease_timeout
-    for attempt in range(CLAIM_ATTEMPTS):
+    write = _aside(function) if aside else sync_to_async(function)
+    for attempt in range(STORE_ATTEMPTS):
         try:
-            return await sync_to_async(task_store.claim)(task_id, lease)
+            return await write(*args, **kwargs)
         except OperationalError:
-            if attempt == CLAIM_ATTEMPTS - 1:
+            if attempt == STORE_ATTEMPTS - 1:
                 raise
             await asyncio.sleep(0.05 * (attempt + 1))
     return None  # not reached: the last attempt returns or raises
@@ -142,9 +150,10 @@ async def _run(record: McpTask) -> bool:
         return False
     if isinstance(result, InputRequiredResult):
         await _flush(handle)
-        return await sync_to_async(task_store.park)(
-            task_id, handle.run, result.input_requests or {}, result.request_state
+        parked: bool = await _stored(
+            task_store.park, task_id, handle.run, result.input_requests or {}, result.request_state
         )
+        return parked
     value = msgspec.to_builtins(result)
     if len(_encoder.encode(value)) > get_settings().limits.max_response_size:
         logger.error("Result of task %s (tool %r) exceeds MCP_MAX_RESPONSE_SIZE", task_id, record.tool)
@@ -163,9 +172,9 @@ def _aside(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     thread of thread-sensitive ``sync_to_async`` for as long as it runs.
     """
 
-    def aside(*args: Any) -> Any:
+    def aside(*args: Any, **kwargs: Any) -> Any:
         try:
-            return function(*args)
+            return function(*args, **kwargs)
         finally:
             connections.close_all()
 
@@ -194,10 +203,10 @@ async def _watch(
             await _flush(handle)
             if handle.cancelled:
                 continue
-            stop = await _aside(task_store.cancel_requested)(handle.id)
+            stop = await _stored(task_store.cancel_requested, handle.id, aside=True)
             if not stop and loop.time() - renewed >= lease / 3:
                 renewed = loop.time()
-                stop = not await _aside(task_store.renew)(handle.id, handle.run, lease)
+                stop = not await _stored(task_store.renew, handle.id, handle.run, lease, aside=True)
                 if stop:
                     logger.warning("Task %s lost its lease: its run stops", handle.id)
             if stop:
@@ -212,12 +221,12 @@ async def _watch(
 async def _flush(handle: task_store.TaskHandle) -> None:
     message = handle.take_status_message()
     if message is not None:
-        await _aside(task_store.report)(handle.id, handle.run, message)
+        await _stored(task_store.report, handle.id, handle.run, message, aside=True)
 
 
 async def _end(handle: task_store.TaskHandle, **outcome: Any) -> None:
     await _flush(handle)
-    await sync_to_async(task_store.finish)(handle.id, run=handle.run, ttl_ms=handle.ttl_ms, **outcome)
+    await _stored(task_store.finish, handle.id, run=handle.run, ttl_ms=handle.ttl_ms, **outcome)
 
 
 async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:

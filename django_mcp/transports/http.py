@@ -120,9 +120,8 @@ def response_of(
         closing = [reply.closed] if reply.closed is not None else []
         if ended is not None:
             closing.append(ended)
-        response = _StreamedReply(
-            reply.stream if stream is None else stream, closing, status=reply.status, content_type=content_type
-        )
+        events = reply.stream if stream is None else stream
+        response = _StreamedReply(events, closing, status=reply.status, content_type=content_type)
     else:
         response = HttpResponse(reply.body, status=reply.status, content_type=content_type)
     if content_type is None:
