@@ -60,7 +60,7 @@ from django.urls import get_resolver, set_script_prefix
 from django_mcp._types import ASGIApp, Message, Receive, Scope, Send
 from django_mcp.conf import get_settings
 from django_mcp.registry import registry
-from django_mcp.transports._body import DRAIN_SECONDS, Body, BodyTooLarge, ChunkedBody, declared_length
+from django_mcp.transports._body import DRAIN_SECONDS, Body, BodyTooLarge, ChunkedBody
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
@@ -138,7 +138,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         method=scope["method"],
         path=scope["path"],
         headers=headers,
-        body=ChunkedBody(connection.body(), declared=declared_length(headers.joined("content-length"))),
+        body=ChunkedBody(connection.body(), declared=headers.content_length),
         client=client[0] if client else None,
         scheme=request_scheme(scope.get("scheme", "http"), headers),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
@@ -269,7 +269,7 @@ async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send
     """Hand an MCP request to ``app`` once its body is known to be within the limit."""
     limit = get_settings().limits.max_request_size
     headers = McpHeaders.from_asgi(scope["headers"])
-    declared = declared_length(headers.joined("content-length"))
+    declared = headers.content_length
     connection = _Connection(receive, listen=False)
     body = ChunkedBody(connection.body(), declared=declared)
     if declared is not None and declared <= limit:

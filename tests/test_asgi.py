@@ -405,3 +405,38 @@ async def test_an_echo_tool_call_builds_no_django_request_or_response(django_obj
     text = "This is a simple text response for testing."
     assert recorder.body["result"]["content"] == [{"type": "text", "text": text}]
     assert django_objects == []
+
+
+# ------------------------------------------------------- Python calls
+
+
+@pytest.mark.urls("tests.echo_server")
+async def test_an_echo_tool_call_makes_at_most_120_python_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.calls import apython_calls, without_wire_hooks
+    from tests.echo_server import URL, echo_request
+
+    without_wire_hooks(monkeypatch)
+    app = McpASGIApp(get_asgi_application())
+    data, headers = echo_request()
+    scope = http_scope(URL, headers=[("Content-Type", "application/json"), *headers.items()])
+
+    async def once() -> Recorder:
+        messages = [{"type": "http.request", "body": data, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop(0)
+            await asyncio.Event().wait()  # the client stays until it has its answer
+            raise AssertionError("unreachable")
+
+        recorder = Recorder()
+        await app(dict(scope), receive, recorder.send)
+        return recorder
+
+    for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
+        await once()
+    calls, recorder = await apython_calls(once)
+
+    assert recorder.body["result"]["content"] == [{"type": "text", "text": "hello"}]
+    # The receive() and send() above are a few of them.
+    assert calls <= 120

@@ -258,3 +258,31 @@ def test_a_progress_call_streams_from_the_workers_thread(app: McpWSGIApp) -> Non
     assert (status, headers["content-type"]) == (200, "text/event-stream")
     assert body.count(b"notifications/progress") >= 2
     assert b'"result"' in body
+
+
+# ------------------------------------------------------- Python calls
+
+
+@pytest.mark.urls("tests.echo_server")
+def test_an_echo_tool_call_makes_fewer_python_calls_than_a_bare_django_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.calls import python_calls, without_wire_hooks
+    from tests.echo_server import FLOOR_URL, URL, echo_request
+
+    without_wire_hooks(monkeypatch)
+    data, headers = echo_request()
+    counted = {}
+    for name, app, path in (
+        ("mcp", McpWSGIApp(get_wsgi_application()), URL),
+        ("floor", get_wsgi_application(), FLOOR_URL),
+    ):
+        for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        env = environ(data, headers=headers, length=len(data), PATH_INFO=path)
+        counted[name], (status, _headers, body) = python_calls(lambda app=app, env=env: call(app, env))
+        assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
+
+    # The floor is a Django view that only decodes and encodes with msgspec,
+    # behind the project's middleware.
+    assert counted["mcp"] < counted["floor"]

@@ -44,7 +44,8 @@ async def invoke(
     """
     instance = component()
     method = getattr(instance, handler.name)
-    kwargs = _arguments(handler, call, payload, values or {})
+    only = handler.payload_only
+    kwargs = {only: payload} if only is not None else _arguments(handler, call, payload, values or {})
     produced: list[Any] = []
     if handler.kind == "async":
         value = await method(**kwargs)

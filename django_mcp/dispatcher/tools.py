@@ -196,6 +196,15 @@ async def run(call: Call, admitted: Admitted) -> CallToolResult | InputRequiredR
 
 def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
     """Return the tool result for what a handler ``produced``."""
+    if len(produced) == 1 and type(produced[0]) is McpResponse:
+        # The usual case, one response: its parts as they are.
+        response = produced[0]
+        return CallToolResult(
+            content=response.content,
+            structuredContent=response.structured_content,
+            isError=response.is_error,
+            meta=(merge_meta(produced) or UNSET) if response.meta else UNSET,
+        )
     if not produced or not all(type(item) is McpResponse for item in produced):
         special = only_result(produced, CallToolResult, "tool")
         if special is not None:

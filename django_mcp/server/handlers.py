@@ -34,12 +34,15 @@ class Handler:
 
     ``sources`` maps parameter name to ``"request"``, ``"payload"`` or
     ``"value"`` (a template variable / prompt argument of that name).
+    ``payload_only`` names the parameter when the payload is all the method
+    takes (the usual tool): it is then called with that one argument.
     """
 
     name: str
     kind: HandlerKind
     sources: Mapping[str, str]
     defaults: Mapping[str, Any]
+    payload_only: str | None = None
 
 
 def plan_handler(
@@ -99,8 +102,13 @@ def plan_handler(
             )
         if parameter.default is not parameter.empty:
             defaults[parameter.name] = parameter.default
+    only = next(iter(sources), None) if list(sources.values()) == ["payload"] else None
     return Handler(
-        name=method, kind=kind, sources=MappingProxyType(sources), defaults=MappingProxyType(defaults)
+        name=method,
+        kind=kind,
+        sources=MappingProxyType(sources),
+        defaults=MappingProxyType(defaults),
+        payload_only=only,
     )
 
 

@@ -51,7 +51,8 @@ class McpHeaders:
     era headers (``session_id``, ``protocol_version``; ``check_era_headers()``
     refuses either one sent twice), and ``host``, ``origin``,
     ``content_type`` (the media type, lowercase), ``accept`` and
-    ``content_length`` (list headers joined, RFC 9110 5.3).
+    ``content_length`` (list headers joined, RFC 9110 5.3; a repeated
+    ``Content-Length`` declares no length).
     """
 
     __slots__ = (
@@ -91,7 +92,8 @@ class McpHeaders:
         accept = values.get("accept")
         self.accept = ", ".join(accept) if accept else None
         length = values.get("content-length")
-        self.content_length = int(length[0]) if length and length[0].isdigit() else None
+        # Sent twice it declares nothing (the body is counted as it comes).
+        self.content_length = int(length[0]) if length and len(length) == 1 and length[0].isdigit() else None
 
     def check_era_headers(self) -> None:
         """Raise ``HeaderMismatch`` when ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is repeated."""

@@ -38,13 +38,13 @@ from django_mcp.transports._body import (
     Body,
     BodyTooLarge,
     ChunkedBody,
-    declared_length,
     wsgi_body,
 )
 from django_mcp.transports._bridge import SyncDriver, coroutine_marks, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._origin import request_scheme
 
 __all__ = ["McpView", "endpoint_at", "response_of"]
 
@@ -111,11 +111,14 @@ def response_of(
     # its default (text/html), to be deleted again.
     content_type = None
     headers = reply.headers
-    for name, value in headers:
-        if name == "Content-Type":
-            content_type = value
-            headers = [header for header in headers if header[0] != "Content-Type"]
-            break
+    if headers and headers[0][0] == "Content-Type":  # where the endpoint puts it
+        content_type, headers = headers[0][1], headers[1:]
+    else:
+        for name, value in headers:
+            if name == "Content-Type":
+                content_type = value
+                headers = [header for header in headers if header[0] != "Content-Type"]
+                break
     if reply.stream is not None:
         closing = [reply.closed] if reply.closed is not None else []
         if ended is not None:
@@ -161,24 +164,30 @@ class _StreamedReply(StreamingHttpResponse):
 def _exchange_of(request: HttpRequest) -> HttpExchange:
     """Return the exchange of a Django request."""
     meta = request.META
+    # The scheme the server saw; request_scheme() applies a proxy's header
+    # as request.scheme would.
     if isinstance(request, ASGIRequest):
         # The raw header list: exact names, repeats kept.
         headers = McpHeaders.from_asgi(request.scope["headers"])
+        scheme = request.scope.get("scheme") or "http"
     else:
         headers = McpHeaders.from_environ(meta)
+        scheme = meta.get("wsgi.url_scheme") or "http"
     body: Body | bytes
     try:
         # Django's ASGI handler has read the whole body already.
-        body = request.body if isinstance(request, ASGIRequest) else _DjangoBody(request)
+        is_asgi = isinstance(request, ASGIRequest)
+        body = request.body if is_asgi else _DjangoBody(request, headers.content_length)
     except RequestDataTooBig:
-        body = _DjangoBody(request)  # refuses it, naming DATA_UPLOAD_MAX_MEMORY_SIZE
+        # Refuses it, naming DATA_UPLOAD_MAX_MEMORY_SIZE.
+        body = _DjangoBody(request, headers.content_length)
     return HttpExchange(
         method=request.method or "GET",
         path=request.path,
         headers=headers,
         body=body,
         client=meta.get("REMOTE_ADDR") or None,
-        scheme=request.scheme or "http",
+        scheme=request_scheme(scheme, headers),
         server=(str(meta.get("SERVER_NAME", "")), str(meta.get("SERVER_PORT", ""))),
         can_stream=True,
         long_streams=isinstance(request, ASGIRequest) or bool(meta.get("wsgi.multithread")),
@@ -192,9 +201,9 @@ class _DjangoBody:
 
     __slots__ = ("_drained", "declared", "request")
 
-    def __init__(self, request: HttpRequest) -> None:
+    def __init__(self, request: HttpRequest, declared: int | None) -> None:
         self.request = request
-        self.declared = declared_length(request.META.get("CONTENT_LENGTH") or None)
+        self.declared = declared
         self._drained = False
 
     async def read(self, limit: int) -> bytes:

@@ -1419,3 +1419,33 @@ async def test_visible_tool_with_mirrored_arguments_needs_its_headers(settings: 
     assert json.loads(missing.content) == error(jsonrpc.HEADER_MISMATCH)
     assert sent.status_code == 200
     assert json.loads(sent.content)["result"]["content"] == [{"type": "text", "text": "deployed to eu"}]
+
+
+# ------------------------------------------------------- Python calls
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.echo_server")
+def test_the_view_under_djangos_wsgi_handler_costs_at_most_100_python_calls_more_than_a_bare_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.core.wsgi import get_wsgi_application
+
+    from tests.calls import python_calls, without_wire_hooks
+    from tests.echo_server import FLOOR_URL, URL, echo_request
+    from tests.test_wsgi import call, environ
+
+    without_wire_hooks(monkeypatch)
+    app = get_wsgi_application()
+    data, headers = echo_request()
+    counted = {}
+    for path in (URL, FLOOR_URL):
+        for _ in range(3):  # warm: caches, connections
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        env = environ(data, headers=headers, length=len(data), PATH_INFO=path)
+        counted[path], (status, _headers, body) = python_calls(lambda env=env: call(app, env))
+        assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
+
+    # Both go through the same handler and middleware; the bare view only
+    # decodes and encodes with msgspec.
+    assert counted[URL] - counted[FLOOR_URL] <= 100
