@@ -44,7 +44,7 @@ import functools
 import http
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest, get_path_info, get_script_name
@@ -63,6 +63,9 @@ from django_mcp.transports.http import endpoint_at
 
 __all__ = ["McpWSGIApp"]
 
+#: ``"200 OK"`` and the like: the status lines a WSGI server is given.
+_STATUS_LINES: Final = {int(status): f"{status.value} {status.phrase}" for status in http.HTTPStatus}
+
 
 class McpWSGIApp:
     """Wrap a WSGI application; serve its MCP endpoints without an event loop."""
@@ -74,7 +77,8 @@ class McpWSGIApp:
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Any:
         """Serve one WSGI request."""
-        endpoint = endpoint_at(get_path_info(environ))
+        path_info = get_path_info(environ)
+        endpoint = endpoint_at(path_info)
         if endpoint is None or loop_is_running():
             # Another path, or a thread that already runs an event loop (no
             # WSGI server's): Django's business.
@@ -82,21 +86,19 @@ class McpWSGIApp:
         script_name = get_script_name(environ)
         set_script_prefix(script_name)
         signals.request_started.send(sender=WSGIHandler, environ=environ)
-        exchange = _exchange_of(environ, script_name)
+        exchange = _exchange_of(environ, script_name, path_info or "/")
         driver = SyncDriver()
         try:
             reply = driver.run(lambda: _serve(endpoint, exchange))
         except BaseException:
             driver.close()
             raise
-        status = http.HTTPStatus(reply.status)
+        status = _STATUS_LINES.get(reply.status) or f"{reply.status} Unknown"
         if reply.stream is None:
             driver.close()
-            start_response(
-                f"{status.value} {status.phrase}", [*reply.headers, ("Content-Length", str(len(reply.body)))]
-            )
+            start_response(status, [*reply.headers, ("Content-Length", str(len(reply.body)))])
         else:
-            start_response(f"{status.value} {status.phrase}", reply.headers)
+            start_response(status, reply.headers)
         # The server calls close(): request_finished, as under Django's handler.
         return _Answer(reply, driver)
 
@@ -109,9 +111,8 @@ async def _serve(endpoint: Endpoint, exchange: HttpExchange) -> HttpReply:
     return reply
 
 
-def _exchange_of(environ: Environ, script_name: str) -> HttpExchange:
+def _exchange_of(environ: Environ, script_name: str, path_info: str) -> HttpExchange:
     headers = McpHeaders.from_environ(environ)
-    path_info = get_path_info(environ) or "/"
     exchange = HttpExchange(
         method=str(environ.get("REQUEST_METHOD", "GET")).upper(),
         path="{}/{}".format(script_name.rstrip("/"), path_info.replace("/", "", 1)),
@@ -154,9 +155,8 @@ class _Answer:
 
     def __iter__(self) -> Iterator[bytes]:
         if self.reply.stream is None:
-            yield self.reply.body
-        else:
-            yield from self.driver.stream(self.reply.stream)
+            return iter((self.reply.body,))
+        return self.driver.stream(self.reply.stream)
 
     def close(self) -> None:
         """End the request for Django (``request_finished``: connections closed as usual)."""
