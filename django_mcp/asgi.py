@@ -50,7 +50,6 @@ import asyncio
 import contextlib
 import functools
 import io
-from collections.abc import AsyncIterator
 from typing import Final
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -138,7 +137,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         method=scope["method"],
         path=scope["path"],
         headers=headers,
-        body=ChunkedBody(connection.body(), declared=headers.content_length),
+        body=ChunkedBody(connection, declared=headers.content_length),
         client=client[0] if client else None,
         scheme=request_scheme(scope.get("scheme", "http"), headers),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
@@ -160,28 +159,38 @@ def _django_request(scope: Scope, exchange: HttpExchange) -> ASGIRequest:
 
 
 class _Connection:
-    """One connection's ``receive``: the body, then a watch for the client leaving."""
+    """One connection's ``receive``: the body's chunks, then a watch for the client leaving.
+
+    Iterating it yields the body's chunks (an iterator class rather than an
+    async generator, which the event loop would track and finalize).
+    """
 
     def __init__(self, receive: Receive, *, listen: bool = True) -> None:
         self.receive = receive
         self.listen = listen
         self.gone = False
+        self._complete = False
         self._starting: asyncio.Handle | None = None
         self._listening: asyncio.Task[None] | None = None
         self._served = asyncio.current_task()
 
-    async def body(self) -> AsyncIterator[bytes]:
-        """Yield the body's chunks; once complete, watch for a disconnect."""
-        while True:
-            message = await self.receive()
-            if message["type"] == "http.disconnect":
-                self.gone = True
-                raise _Gone
-            yield message.get("body", b"")
-            if not message.get("more_body", False):
-                break
-        if self.listen:
-            self._listen()
+    def __aiter__(self) -> _Connection:
+        return self
+
+    async def __anext__(self) -> bytes:
+        """Return the body's next chunk; once it is complete, watch for a disconnect."""
+        if self._complete:
+            raise StopAsyncIteration
+        message = await self.receive()
+        if message["type"] == "http.disconnect":
+            self.gone = True
+            raise _Gone
+        if not message.get("more_body", False):
+            self._complete = True
+            if self.listen:
+                self._listen()
+        chunk: bytes = message.get("body", b"")
+        return chunk
 
     def _listen(self) -> None:
         # Only a request that gives the event loop a turn can notice a client
@@ -222,7 +231,7 @@ class _Connection:
 
 async def _send_reply(reply: HttpReply, send: Send, lease: Lease, body: Body) -> None:
     """Send the endpoint's ``reply``: one body, or an event stream chunk by chunk."""
-    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in reply.headers]
+    headers = list(map(_raw_header, reply.headers))
     if reply.stream is None:
         headers.append((b"content-length", str(len(reply.body)).encode("ascii")))
         if reply.refused_early:
@@ -248,6 +257,13 @@ async def _send_reply(reply: HttpReply, send: Send, lease: Lease, body: Body) ->
             await sync_to_async(reply.closed)()
 
 
+@functools.lru_cache(maxsize=256)  # most replies send the same few headers
+def _raw_header(header: tuple[str, str]) -> tuple[bytes, bytes]:
+    """Return a reply header as ASGI sends it: lowercase name, bytes."""
+    name, value = header
+    return name.lower().encode("latin-1"), value.encode("latin-1")
+
+
 async def _drain(body: Body) -> None:
     """Read and discard what the client still sends of a refused body (bounded)."""
     with contextlib.suppress(TimeoutError, _Gone):
@@ -271,7 +287,7 @@ async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send
     headers = McpHeaders.from_asgi(scope["headers"])
     declared = headers.content_length
     connection = _Connection(receive, listen=False)
-    body = ChunkedBody(connection.body(), declared=declared)
+    body = ChunkedBody(connection, declared=declared)
     if declared is not None and declared <= limit:
         await app(scope, receive, send)
         return
