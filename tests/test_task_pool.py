@@ -120,6 +120,9 @@ def test_the_backend_runs_tasks_in_the_background(on_the_pool_backend: None) -> 
     record = McpTask.objects.get(pk=task_id)
     backend = task_backend()
     assert isinstance(backend, ThreadPoolBackend)
+    # The task's row is finished inside the job; the job's own result is
+    # marked successful once it returns, a moment later.
+    _wait(lambda: backend.get_result(record.job_id).status.name != "RUNNING")
     assert backend.get_result(record.job_id).status.name == "SUCCESSFUL"
     assert record.result["content"] == [{"type": "text", "text": "hi (task)"}]
 
