@@ -36,15 +36,12 @@ class McpAuditEntryAdmin(_ModelAdmin):
     date_hierarchy = "created_at"
     list_per_page = 50
     show_full_result_count = False  # no COUNT(*) over a large table on every page
+    exclude = ("arguments",)  # shown as indented JSON (arguments_json)
 
     def get_readonly_fields(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> list[str]:
         """Show every field read-only, the arguments as indented JSON."""
         fields = [field.name for field in McpAuditEntry._meta.fields if field.name != "arguments"]
         return [*fields, "arguments_json"]
-
-    def get_fields(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> list[str]:
-        """Show the arguments (as JSON) where the model has them."""
-        return self.get_readonly_fields(request, obj)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         """Return False: entries are written by the request path."""
