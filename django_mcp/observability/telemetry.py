@@ -55,6 +55,7 @@ which nothing observes, or by a ``DELETE`` the dispatcher never sees.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import importlib.metadata
 from collections.abc import Mapping
@@ -91,6 +92,8 @@ DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60,
 _URI_METHODS: Final = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
 #: The ``_meta`` keys carrying the caller's W3C trace context (SEP-414: unprefixed).
 _TRACE_KEYS: Final = ("traceparent", "tracestate")
+#: The span of the task run in progress (its status writes run in threads that copy it).
+_TASK_SPAN: Final[contextvars.ContextVar[Any]] = contextvars.ContextVar("django_mcp_task_span", default=None)
 
 
 class RequestSpan:
@@ -139,11 +142,12 @@ class RequestSpan:
 class TaskSpan:
     """The span of one task run, current while the run lasts."""
 
-    __slots__ = ("span", "token")
+    __slots__ = ("marker", "span", "token")
 
-    def __init__(self, span: Any, token: Any) -> None:
+    def __init__(self, span: Any, token: Any, marker: Any) -> None:
         self.span = span
         self.token = token
+        self.marker = marker
 
     def __repr__(self) -> str:
         return f"TaskSpan({self.span!r})"
@@ -281,12 +285,17 @@ class Telemetry:
             attributes=attributes,
             links=links,
         )
-        return TaskSpan(span, self._context.attach(trace.set_span_in_context(span, root)))
+        token = self._context.attach(trace.set_span_in_context(span, root))
+        return TaskSpan(span, token, _TASK_SPAN.set(span))
 
     def task_status(self, status: str, *, error_code: int | None, tool_error: bool) -> None:
-        """Note a task's new status on the current task run's span (if one is current)."""
-        span = self._trace.get_current_span()
-        if not span.is_recording():
+        """Note a task's new status on the span of the task run in progress, if any.
+
+        A request that changes a task (``tasks/cancel``, a reader failing a
+        task whose worker stopped) leaves its own span alone.
+        """
+        span = _TASK_SPAN.get()
+        if span is None or not span.is_recording():
             return
         span.set_attribute("mcp.task.status", status)
         error_type = "tool_error" if tool_error else (str(error_code) if error_code is not None else None)
@@ -304,6 +313,7 @@ class Telemetry:
                 scope.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR))
             scope.span.end()
         finally:
+            _TASK_SPAN.reset(scope.marker)
             self._context.detach(scope.token)
 
 

@@ -382,3 +382,18 @@ def test_the_current_traceparent_names_the_current_span(otel: Otel) -> None:
         trace.format_trace_id(context.trace_id),
         trace.format_span_id(context.span_id),
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("stored_tasks")
+async def test_a_request_changing_a_task_leaves_its_own_span_alone(otel: Otel) -> None:
+    reply = await call(TaskServer, "tools/call", {"name": "slow", "arguments": {}}, meta=modern_meta(TASKS))
+    task_id = reply["result"]["taskId"]
+
+    await call(TaskServer, "tasks/cancel", {"taskId": task_id}, meta=modern_meta(TASKS))
+
+    cancelling = otel.spans()[-1]
+    assert cancelling.name == "tasks/cancel"
+    assert cancelling.attributes is not None and "mcp.task.status" not in cancelling.attributes
+    assert cancelling.status.status_code is StatusCode.UNSET
+    assert (await McpTask.objects.aget(pk=task_id)).status == McpTask.Status.CANCELLED
