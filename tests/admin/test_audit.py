@@ -77,3 +77,23 @@ def test_an_entry_is_shown_read_only_with_its_redacted_arguments() -> None:
     assert client.get(f"{LIST}add/").status_code == 403
     entry.refresh_from_db()
     assert entry.component == "refund"
+
+
+def test_a_signed_in_users_audited_call_appears_with_redacted_arguments(settings: object) -> None:
+    from asgiref.sync import async_to_sync
+
+    from django_mcp.testing import McpTestClient
+    from tests.observability.test_audit import ARGUMENTS, BankServer
+
+    settings.MCP_AUDIT = "writes"  # type: ignore[attr-defined]
+    client = _superuser()
+    user = get_user_model().objects.get(username="root")
+
+    async_to_sync(McpTestClient(BankServer, user).call_tool)("transfer", ARGUMENTS).assert_ok()
+
+    listed = html.unescape(client.get(LIST, {"q": "root"}).content.decode())
+    entry = McpAuditEntry.objects.get()
+    shown = html.unescape(client.get(f"{LIST}{entry.pk}/change/").content.decode())
+    assert "transfer" in listed and "root" in listed
+    assert f'"pin": "{REDACTED}"' in shown and f'"number": "{REDACTED}"' in shown
+    assert "1234" not in shown and "4111111111111111" not in shown
