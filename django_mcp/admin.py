@@ -23,11 +23,14 @@ staff only, CSRF-protected) and extending the admin's templates:
   recorded in the admin log.
 
 The section also lists the tasks of the tasks extension (``McpTask``,
-``McpTaskAdmin``: status, owner, age, lease, and a "stuck" filter).
+``McpTaskAdmin``: status, owner, age, lease, and a "stuck" filter) and the
+audit trail (``McpAuditEntry``, ``McpAuditEntryAdmin``: read-only, filtered
+by server, method, outcome and date, searched by component and user).
 
 A custom admin site registers the same pairs:
-``site.register(McpCatalog, McpCatalogAdmin)`` and
-``site.register(McpTask, McpTaskAdmin)``.
+``site.register(McpCatalog, McpCatalogAdmin)``,
+``site.register(McpTask, McpTaskAdmin)`` and
+``site.register(McpAuditEntry, McpAuditEntryAdmin)``.
 
 ``mcp_catalog_view()`` still returns the older one-page catalog (every
 server and component on one page) for a URL pattern of your own.
@@ -54,6 +57,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.text import capfirst
 from django.views.generic import TemplateView
 
+from django_mcp._admin.audit import McpAuditEntryAdmin
 from django_mcp._admin.catalog import (
     KINDS,
     CatalogEntry,
@@ -66,10 +70,11 @@ from django_mcp._admin.catalog import (
 from django_mcp._admin.markup import ADMIN_MARKUP
 from django_mcp._admin.playground import Playground, complete
 from django_mcp._admin.tasks import McpTaskAdmin
-from django_mcp.models import McpCatalog, McpTask
+from django_mcp.models import McpAuditEntry, McpCatalog, McpTask
 
 __all__ = [
     "CatalogEntry",
+    "McpAuditEntryAdmin",
     "McpCatalogAdmin",
     "McpCatalogView",
     "McpTaskAdmin",
@@ -466,3 +471,4 @@ _HISTORY_LENGTH = 100
 if apps.is_installed("django.contrib.admin"):
     admin.site.register(McpCatalog, McpCatalogAdmin)
     admin.site.register(McpTask, McpTaskAdmin)
+    admin.site.register(McpAuditEntry, McpAuditEntryAdmin)

@@ -30,6 +30,10 @@ Settings (``check_settings``):
   busy worker may miss a renewal, and its task be failed while it runs
 - ``E028`` ``MCP_SKILLS_DIRS`` is not a list of existing folders, or
   ``MCP_SKILLS_STORAGE`` is not None or an alias in ``STORAGES``
+- ``E034`` ``MCP_AUDIT`` is not None, "off", "writes" or "all"
+- ``E035`` ``MCP_AUDIT_REDACT`` is not a list of regular expressions
+- ``E036`` ``MCP_AUDIT_RETENTION_DAYS`` is not None or a positive number
+- ``E037`` ``MCP_TELEMETRY`` is not True or False
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
@@ -76,6 +80,7 @@ import difflib
 import importlib.util
 import math
 import os
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -152,6 +157,7 @@ def check_settings(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> l
     messages += _check_resource_metadata()
     messages += _check_client_ip()
     messages += _check_skill_sources()
+    messages += _check_observability()
     return messages
 
 
@@ -475,6 +481,65 @@ def _check_skill_sources() -> list[CheckMessage]:
                 hint=f"Set it to None or to one of the configured storages ({known}), "
                 "whose root holds one folder per skill (<name>/SKILL.md).",
                 id="django_mcp.E028",
+            )
+        )
+    return messages
+
+
+def _check_observability() -> list[CheckMessage]:
+    messages: list[CheckMessage] = []
+    mode = get_setting("MCP_AUDIT")
+    if mode is not None and mode not in ("off", "writes", "all"):
+        messages.append(
+            Error(
+                f"MCP_AUDIT must be None, 'off', 'writes' or 'all', got {mode!r}.",
+                hint="'writes' records calls of tools not marked readOnlyHint, 'all' every request; "
+                "None or 'off' records nothing (the default).",
+                id="django_mcp.E034",
+            )
+        )
+    sources = get_setting("MCP_AUDIT_REDACT")
+    if not isinstance(sources, list | tuple) or not all(isinstance(item, str) for item in sources):
+        messages.append(
+            Error(
+                f"MCP_AUDIT_REDACT must be a list of regular expressions, got {sources!r}.",
+                hint="Write it as a list of strings, e.g. "
+                f"MCP_AUDIT_REDACT = {DEFAULTS['MCP_AUDIT_REDACT']!r}.",
+                id="django_mcp.E035",
+            )
+        )
+    else:
+        for source in sources:
+            try:
+                re.compile(source)
+            except re.error as exc:
+                messages.append(
+                    Error(
+                        f"MCP_AUDIT_REDACT entry {source!r} is not a regular expression: {exc}.",
+                        hint="Fix the expression (Python's re syntax); until then it redacts nothing.",
+                        id="django_mcp.E035",
+                    )
+                )
+    days = get_setting("MCP_AUDIT_RETENTION_DAYS")
+    if days is not None and (
+        isinstance(days, bool) or not isinstance(days, int | float) or not math.isfinite(days) or days <= 0
+    ):
+        messages.append(
+            Error(
+                f"MCP_AUDIT_RETENTION_DAYS must be None or a positive number of days, got {days!r}.",
+                hint="manage.py mcp_prune_audit deletes audit entries older than this many days; "
+                f"None keeps them forever. The default is {DEFAULTS['MCP_AUDIT_RETENTION_DAYS']!r}.",
+                id="django_mcp.E036",
+            )
+        )
+    telemetry = get_setting("MCP_TELEMETRY")
+    if not isinstance(telemetry, bool):
+        messages.append(
+            Error(
+                f"MCP_TELEMETRY must be True or False, got {telemetry!r}.",
+                hint="True (the default) emits OpenTelemetry spans and metrics when a provider is "
+                "configured; False never does.",
+                id="django_mcp.E037",
             )
         )
     return messages

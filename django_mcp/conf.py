@@ -43,6 +43,12 @@ Skills (``io.modelcontextprotocol/skills``) are looked up in the folders of
 ``MCP_SKILLS_DIRS``, then in each installed app's ``skills/`` folder, then
 in the storage ``MCP_SKILLS_STORAGE`` names (an alias of ``STORAGES``).
 
+Observability (``django_mcp.observability``): ``MCP_TELEMETRY`` (True)
+lets OpenTelemetry spans and metrics out when a provider is configured;
+``MCP_AUDIT`` (None: off; "writes" or "all") chooses the calls the audit
+trail records, with the argument keys matching ``MCP_AUDIT_REDACT``
+replaced, kept ``MCP_AUDIT_RETENTION_DAYS`` days (90; None: forever).
+
 2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
 (16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
 sessions opened per caller per ``MCP_SESSION_TIMEOUT`` window).
@@ -65,6 +71,7 @@ from django.utils.crypto import salted_hmac
 from django.utils.module_loading import import_string
 
 __all__ = [
+    "AUDIT_MODES",
     "DEFAULT_LIMITS",
     "DEFAULTS",
     "DjangoSettings",
@@ -167,6 +174,19 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MCP_SKILLS_DIRS": [],
     # STORAGES alias searched for skills (<name>/SKILL.md) after them (None: none).
     "MCP_SKILLS_STORAGE": None,
+    # OpenTelemetry spans and metrics (django_mcp.observability) when the
+    # opentelemetry-api package is installed and a provider is configured;
+    # False: never, whatever is configured.
+    "MCP_TELEMETRY": True,
+    # Which calls the audit trail (McpAuditEntry) records: None or "off"
+    # (none), "writes" (tools/call of tools not marked readOnlyHint) or "all".
+    "MCP_AUDIT": None,
+    # Regular expressions (case-insensitive, searched) naming argument keys
+    # whose values an audit entry replaces with "[redacted]".
+    "MCP_AUDIT_REDACT": [r"password|passwd|secret|token|api[_-]?key|authorization|cookie|credential"],
+    # Days audit entries are kept; manage.py mcp_prune_audit deletes older
+    # ones (None: kept forever).
+    "MCP_AUDIT_RETENTION_DAYS": 90,
 }
 """Every ``MCP_*`` setting with its default."""
 
@@ -228,6 +248,12 @@ class McpSettings:
     task_lease_timeout: float = 30  # seconds a running task's lease lasts
     max_tasks_per_client: int | None = 100  # unfinished tasks per caller; None: unlimited
     task_rate_limit: str | None = "120/m"  # task creations per caller; None: unlimited
+    #: Emit OpenTelemetry spans and metrics when a provider is configured.
+    telemetry: bool = True
+    #: Which calls are audited: None (none), "writes" or "all".
+    audit: str | None = None
+    #: The argument keys an audit entry redacts, as regular expressions.
+    audit_redact: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -254,6 +280,9 @@ def get_settings() -> McpSettings:
         task_lease_timeout=get_setting("MCP_TASK_LEASE_TIMEOUT"),
         max_tasks_per_client=get_setting("MCP_MAX_TASKS_PER_CLIENT"),
         task_rate_limit=get_setting("MCP_TASK_RATE_LIMIT"),
+        telemetry=bool(get_setting("MCP_TELEMETRY")),
+        audit=_audit_mode(),
+        audit_redact=tuple(_strings(get_setting("MCP_AUDIT_REDACT"))),
     )
 
 
@@ -312,6 +341,21 @@ def get_django_settings() -> DjangoSettings:
         session_auth=_SESSION_MIDDLEWARE in middleware and _AUTH_MIDDLEWARE in middleware,
         auth_installed=apps.is_installed("django.contrib.auth"),
     )
+
+
+AUDIT_MODES: Final = ("writes", "all")
+"""The values of ``MCP_AUDIT`` that record calls (None and "off" record none)."""
+
+
+def _audit_mode() -> str | None:
+    """Return ``MCP_AUDIT`` as "writes", "all" or None (off, or a value E034 reports)."""
+    mode = get_setting("MCP_AUDIT")
+    return mode if mode in AUDIT_MODES else None
+
+
+def _strings(value: Any) -> list[str]:
+    """Return the strings of a list setting (E035 reports anything else)."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list | tuple) else []
 
 
 def _task_alias() -> str | None:

@@ -21,13 +21,17 @@ extension (``io.modelcontextprotocol/tasks``; see ``docs/tasks.md``), which
 any process can read, so a ``tasks/get`` served by one worker finds a task
 another created and a third runs. ``django_mcp.dispatcher.tasks`` creates
 its rows and ``django_mcp.dispatcher.task_store`` makes every later write.
+
+``McpAuditEntry`` is the audit trail (``MCP_AUDIT``): one row per audited
+call, written by ``django_mcp.observability.audit`` and deleted only by
+``manage.py mcp_prune_audit``; the admin shows it read-only.
 """
 
 from __future__ import annotations
 
 from django.db import models
 
-__all__ = ["McpCatalog", "McpTask"]
+__all__ = ["McpAuditEntry", "McpCatalog", "McpTask"]
 
 
 class McpCatalog(models.Model):
@@ -127,3 +131,58 @@ class McpTask(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} task ({self.status})"
+
+
+class McpAuditEntry(models.Model):
+    """One audited MCP call: who, when, what, with which arguments, and how it ended.
+
+    ``arguments`` are those of a ``tools/call`` or ``prompts/get`` with
+    secret values replaced (``django_mcp.observability.audit.REDACTED``);
+    ``client`` is ``user:<pk>``, ``ip:<address>`` or ``anonymous``;
+    ``user_pk`` and ``username`` are kept as text, so an entry outlives its
+    user. ``duration`` is in seconds.
+    """
+
+    class Outcome(models.TextChoices):
+        """How the call ended (``django_mcp.signals.OUTCOMES``)."""
+
+        OK = "ok", "ok"
+        TOOL_ERROR = "tool_error", "tool error"
+        ERROR = "error", "error"
+        INPUT_REQUIRED = "input_required", "input required"
+        TASK = "task", "task"
+        CANCELLED = "cancelled", "cancelled"
+
+    id = models.BigAutoField(primary_key=True)
+    created_at = models.DateTimeField("when")
+    server = models.CharField(max_length=255)
+    method = models.CharField(max_length=64)
+    component = models.CharField(max_length=512, blank=True)
+    user_pk = models.CharField("user id", max_length=255, blank=True)
+    username = models.CharField(max_length=255, blank=True)
+    client = models.CharField(max_length=255)
+    client_address = models.CharField(max_length=255, blank=True)
+    transport = models.CharField(max_length=16)
+    arguments = models.JSONField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    error_code = models.IntegerField(null=True, blank=True)
+    #: Seconds from the dispatcher receiving the request to its answer.
+    duration = models.FloatField()
+    protocol_version = models.CharField(max_length=32, blank=True)
+    request_id = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        verbose_name = "audit entry"
+        verbose_name_plural = "audit entries"
+        ordering = ["-created_at"]
+        indexes = [
+            # The admin's date filter and default order; mcp_prune_audit.
+            models.Index(fields=["created_at"], name="django_mcp_audit_time"),
+            # The admin's server, method and outcome filters.
+            models.Index(fields=["server", "created_at"], name="django_mcp_audit_server"),
+            models.Index(fields=["method", "created_at"], name="django_mcp_audit_method"),
+            models.Index(fields=["outcome", "created_at"], name="django_mcp_audit_outcome"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.component}".strip()

@@ -23,6 +23,10 @@ either protocol era, whatever the transport. In order:
 Every ``McpError`` becomes a JSON-RPC error (mapped for 2025-11-25); any
 other exception is logged and answered -32603 without its text.
 Notifications a handler sends (progress, log messages) go to ``emit``.
+While anything observes requests (OpenTelemetry, the ``django_mcp.calls``
+log, ``mcp_request_finished`` receivers, ``MCP_AUDIT``), ``respond`` serves
+through ``django_mcp.observability``'s hook; otherwise that costs it one
+attribute test.
 ``listen()`` serves ``subscriptions/listen`` streams and
 ``session_notifications()`` a 2025-11-25 session's; both deliver only
 updates of URIs their caller may read, and end on the server's side when
@@ -85,6 +89,8 @@ from django_mcp.exceptions import (
     ResourceNotFound,
     ServerBusy,
 )
+from django_mcp.observability._hooks import observe_request
+from django_mcp.observability._state import OBSERVATION, reconsider
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET, UnsetType
 from django_mcp.protocol.definitions import ServerCapabilities
@@ -296,6 +302,9 @@ class Dispatcher:
         self.relay = Relay(compiled.key, self.pending, self.legacy_calls)
         #: The open GET streams of 2025-11-25 sessions (one per session).
         self.session_streams = SessionStreams()
+        # The next request decides again what observes requests (a
+        # provider configured since the last one is seen).
+        reconsider()
 
     def __repr__(self) -> str:
         return f"Dispatcher({self.compiled.key})"
@@ -335,8 +344,16 @@ class Dispatcher:
 
     # ------------------------------------------------------------ serving
 
-    async def respond(self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None) -> Reply:
-        """Serve one request and return its encoded response; never raises McpError."""
+    async def respond(
+        self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None, *, observed: bool = False
+    ) -> Reply:
+        """Serve one request and return its encoded response; never raises McpError.
+
+        While anything observes requests (``django_mcp.observability``), the
+        request goes through its hook, which calls back with ``observed``.
+        """
+        if OBSERVATION.active and not observed:
+            return await observe_request(self, envelope, ctx, emit)
         settings = self.settings
         if not await self.in_flight.acquire(settings.limits.max_concurrent_requests, settings.queue_timeout):
             return error_reply(envelope.id, ServerBusy())
@@ -391,7 +408,7 @@ class Dispatcher:
                 limits.max_response_size,
             )
             return error_reply(envelope.id, InternalError("Response exceeds MCP_MAX_RESPONSE_SIZE"))
-        return Reply(body)
+        return Reply(body, result=result)
 
     def encode_raw_result(self, request_id: Any, result: Any) -> bytes:
         """Encode a result object verbatim (the legacy handshake, a listen's end)."""

@@ -37,6 +37,10 @@ db_worker`` of django-tasks-db, ...). In order:
    ``tasks/update``; ``run`` returns True when the run must go on at once
    (the job enqueues it again). A result over ``MCP_MAX_RESPONSE_SIZE``
    fails it with -32603.
+
+While OpenTelemetry traces (``django_mcp.observability``), a run is a span
+of its own, ``execute_tool <tool>``, linked to the span of the request
+that created the task.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ from django_mcp.dispatcher import task_store, tools
 from django_mcp.dispatcher.codec import Envelope
 from django_mcp.dispatcher.context import Call, stored_context
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
+from django_mcp.observability._hooks import observe_task
+from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer, compiled_server
@@ -87,6 +93,8 @@ async def run(task_id: str) -> bool:
     if record is None:
         return False
     try:
+        if OBSERVATION.active:  # a span of its own (django_mcp.observability)
+            return await observe_task(record, _run)
         return await _run(record)
     except BaseException:
         # Never leave the task marked running when this run dies.

@@ -71,6 +71,9 @@ class Reply:
     body: bytes
     status: int = 200
     error: McpError | None = None
+    #: The finished result before encoding (a success), for observers
+    #: (``django_mcp.observability``): its ``isError``, a task, input asked.
+    result: Any = dataclasses.field(default=None, compare=False, repr=False)
 
 
 _message_decoder = msgspec.json.Decoder(jsonrpc.IncomingMessage)

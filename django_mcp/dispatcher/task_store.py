@@ -10,7 +10,9 @@ a change. A run's writes are conditional on its ``run`` number (the claim
 count): a worker whose lease lapsed, and whose task was failed or run
 again, changes nothing any more. Every write that changes what ``tasks/get``
 shows announces the task (``events.task_changed``), for the
-``notifications/tasks`` of ``subscriptions/listen`` streams.
+``notifications/tasks`` of ``subscriptions/listen`` streams; every write
+that gives a task a new status also tells its observers
+(``mcp_task_status_changed``, the run's span).
 
 Lifetimes (SEP-2663 "Tasks": ``ttlMs`` may change over a task's life): a
 task gets its ``expires_at`` (``ttl_ms`` after now) when its work ends or
@@ -36,9 +38,12 @@ from django.utils import timezone
 
 from django_mcp.events import task_changed
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
+from django_mcp.observability._hooks import task_status_changed
+from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import ErrorObject
 from django_mcp.protocol.results import InputRequest
+from django_mcp.signals import mcp_task_status_changed
 
 if TYPE_CHECKING:
     from django_mcp.models import McpTask
@@ -86,11 +91,23 @@ def _expiry(ttl_ms: int | None, now: datetime.datetime) -> datetime.datetime | N
     return None if ttl_ms is None else now + datetime.timedelta(milliseconds=ttl_ms)
 
 
-def _announce(task_id: str) -> None:
+def _announce(
+    task_id: str,
+    status: str | None = None,
+    *,
+    error: Mapping[str, Any] | None = None,
+    tool_error: bool = False,
+) -> None:
+    """Announce a change of the task; with ``status``, tell its observers the new status."""
     try:
         task_changed(task_id)
     except Exception:  # a notification is best effort; the write stands
         logger.exception("Could not announce a change of MCP task %s", task_id)
+    if status is not None and (OBSERVATION.telemetry is not None or mcp_task_status_changed.receivers):
+        code = error.get("code") if error is not None else None
+        task_status_changed(
+            task_id, str(status), error_code=code if isinstance(code, int) else None, tool_error=tool_error
+        )
 
 
 class TaskHandle:
@@ -196,7 +213,7 @@ def answer(task_id: str, responses: dict[str, Any]) -> bool:
                 "expires_at",
             ]
         )
-    _announce(task_id)
+    _announce(task_id, None if pending else McpTask.Status.WORKING)
     return not pending
 
 
@@ -220,10 +237,10 @@ def cancel(task_id: str, ttl_ms: int | None) -> None:
         expires_at=_expiry(ttl_ms, now),
     )
     if tasks.filter(status=McpTask.Status.INPUT_REQUIRED).update(**ended):
-        _announce(task_id)
+        _announce(task_id, McpTask.Status.CANCELLED)
         return
     if tasks.filter(status=McpTask.Status.WORKING, running=False).update(**ended):
-        _announce(task_id)
+        _announce(task_id, McpTask.Status.CANCELLED)
         return
     tasks.filter(status=McpTask.Status.WORKING).update(cancel_requested=True)
 
@@ -264,7 +281,8 @@ def lapse(record: McpTask, *, retry: bool) -> bool:
         )
     if not same.update(**changes):
         return False
-    _announce(record.pk)
+    status = changes.get("status")
+    _announce(record.pk, status, error=changes.get("error"))
     return True
 
 
@@ -276,16 +294,17 @@ def fail_job(record: McpTask, message: str) -> bool:
     same = McpTask.objects.filter(
         pk=record.pk, status=McpTask.Status.WORKING, running=False, runs=record.runs, job_id=record.job_id
     )
+    error = error_object(InternalError(message))
     changed = same.update(
         status=McpTask.Status.FAILED,
-        error=error_object(InternalError(message)),
+        error=error,
         status_message=message,
         updated_at=now,
         lease_expires_at=None,
         expires_at=_expiry(record.ttl_ms, now),
     )
     if changed:
-        _announce(record.pk)
+        _announce(record.pk, McpTask.Status.FAILED, error=error)
     return bool(changed)
 
 
@@ -318,7 +337,7 @@ def claim(task_id: str, lease: float) -> McpTask | None:
     if unstarted is not None and ended.update(
         status=McpTask.Status.CANCELLED, updated_at=now, expires_at=_expiry(unstarted["ttl_ms"], now)
     ):
-        _announce(task_id)
+        _announce(task_id, McpTask.Status.CANCELLED)
     started = tasks.filter(cancel_requested=False).update(
         running=True,
         runs=F("runs") + 1,
@@ -401,7 +420,12 @@ def finish(
     if tasks.update(
         running=False, updated_at=now, lease_expires_at=None, expires_at=_expiry(ttl_ms, now), **changes
     ):
-        _announce(task_id)
+        _announce(
+            task_id,
+            changes["status"],
+            error=error,
+            tool_error=isinstance(result, dict) and result.get("isError") is True,
+        )
 
 
 def park(task_id: str, run: int, requests: Mapping[str, InputRequest], state: Any) -> bool:
@@ -444,7 +468,7 @@ def park(task_id: str, run: int, requests: Mapping[str, InputRequest], state: An
             record.issued_keys = issued
             record.expires_at = _expiry(record.ttl_ms, now)
         record.save()
-    _announce(task_id)
+    _announce(task_id, None if record.status == McpTask.Status.WORKING else record.status)
     return record.status == McpTask.Status.WORKING
 
 

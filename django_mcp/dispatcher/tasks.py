@@ -78,6 +78,8 @@ from django_mcp.dispatcher.continuation import finish_input_required
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.task_quota import check_quota
 from django_mcp.exceptions import InvalidParams, McpError, MethodNotFound, MissingClientCapability
+from django_mcp.observability._hooks import task_status_changed
+from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequest, InputRequiredResult
@@ -85,6 +87,7 @@ from django_mcp.protocol.tasks import EXTENSION, TERMINAL_STATUSES, CreateTaskRe
 from django_mcp.ratelimit import identity_of
 from django_mcp.server.compiler import CompiledTool
 from django_mcp.server.handlers import Handler
+from django_mcp.signals import mcp_task_status_changed
 from django_mcp.task_upkeep import checked
 from django_mcp.tasks import enqueue
 
@@ -211,9 +214,15 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
         input_responses=dict(request.input_responses),
         request_state=request.request_state,
     )
+    telemetry = OBSERVATION.telemetry
+    traceparent = telemetry.traceparent() if telemetry is not None else None
+    if traceparent is not None:  # the run's span links to this request's
+        record.call["traceparent"] = traceparent
     await sync_to_async(task_store.expire)(now)
     # Durable before the answer (SEP-2663 "Task Creation"): autocommit.
     await record.asave(force_insert=True)
+    if mcp_task_status_changed.receivers:
+        await sync_to_async(task_status_changed)(record.pk, McpTask.Status.WORKING.value)
     await enqueue(record.pk)
     stored = await McpTask.objects.aget(pk=record.pk)  # an immediate backend has run it already
     # As of its creation: a fresh task's ttlMs is the TTL itself.

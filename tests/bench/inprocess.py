@@ -6,6 +6,7 @@ Run from the repository root with the project's environment::
     python tests/bench/inprocess.py --ways fast-asgi,floor-asgi --scenarios echo
     python tests/bench/inprocess.py --requests 5000 --json /tmp/inprocess.json
     python tests/bench/inprocess.py --profile fast-asgi:echo   # cProfile, top 30 by tottime
+    python tests/bench/inprocess.py --ways fast-asgi --scenarios echo --telemetry  # OTel SDK on
 
 No socket and no HTTP server: each way's callable is called directly in a
 loop, the ASGI ones with ``(scope, receive, send)`` inside one event loop,
@@ -37,6 +38,13 @@ C functions are not counted). Each way runs in a process of its own, as the
 servers' app files configure Django settings. The call count is exact and
 repeatable for one Python and Django version; the CPU time is not, so quote
 it from a quiet machine. Not collected by pytest.
+
+``--telemetry`` measures with observation on: each way's process sets the
+OpenTelemetry SDK's global tracer provider (every span ended and handed to
+an exporter that drops it) and meter provider (an in-memory reader) before
+its application loads, so every request is traced and measured
+(``django_mcp.observability``). Without it, whatever ``opentelemetry-api``
+is installed, nothing observes and a request pays one attribute test.
 """
 
 from __future__ import annotations
@@ -370,8 +378,28 @@ def check(scenario: Scenario, status: int, body: bytes) -> None:
 # ------------------------------------------------------------------ worker
 
 
+def _telemetry_on() -> None:
+    """Set the OpenTelemetry SDK's global providers: every span is exported (and dropped)."""
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(Dropped()))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+
 def _load(way: Way) -> Any:
     os.environ.setdefault("BENCH_DB", ":memory:")
+    if os.environ.get("BENCH_TELEMETRY"):
+        _telemetry_on()
     sys.path[:0] = [str(SERVERS), str(ROOT)]
     module = __import__(way.module)
     return getattr(module, way.attribute)
@@ -424,9 +452,14 @@ def worker(
 # ------------------------------------------------------------------ parent
 
 
-def _run_way(way: Way, scenarios: list[str], requests: int, python: str) -> list[dict[str, Any]]:
+def _run_way(
+    way: Way, scenarios: list[str], requests: int, python: str, *, telemetry: bool = False
+) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SERVERS), str(ROOT)])}
     env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.pop("BENCH_TELEMETRY", None)
+    if telemetry:
+        env["BENCH_TELEMETRY"] = "1"
     command = [python, str(Path(__file__)), "--worker", way.key, "--scenarios", ",".join(scenarios)]
     command += ["--requests", str(requests)]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -471,6 +504,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     parser.add_argument("--list", action="store_true", help="print the ways and scenarios")
     parser.add_argument("--profile", metavar="WAY:SCENARIO", help="print a cProfile of one way and scenario")
+    parser.add_argument(
+        "--telemetry", action="store_true", help="trace and measure every request (OpenTelemetry SDK)"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     scenarios = [name for name in args.scenarios.split(",") if name]
@@ -488,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows))
         return 0
     if args.profile:
+        if args.telemetry:
+            os.environ["BENCH_TELEMETRY"] = "1"
         way_key, _, scenario_key = args.profile.partition(":")
         worker(WAYS[way_key], [SCENARIOS[scenario_key or "echo"]], args.requests, profile=True)
         return 0
@@ -497,9 +535,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown way(s): {', '.join(missing)}")
     rows: list[dict[str, Any]] = []
     for key in ways:
-        rows += _run_way(WAYS[key], scenarios, args.requests, args.python)
+        rows += _run_way(WAYS[key], scenarios, args.requests, args.python, telemetry=args.telemetry)
     versions = _versions(args.python)
-    print(f"In-process, {args.requests} requests per cell, {versions}; Python calls / CPU µs per request\n")
+    observed = ", OpenTelemetry SDK on" if args.telemetry else ""
+    print(
+        f"In-process, {args.requests} requests per cell{observed}, {versions}; "
+        "Python calls / CPU µs per request\n"
+    )
     print(table(rows, scenarios))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

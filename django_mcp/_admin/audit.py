@@ -1,0 +1,73 @@
+"""The admin's audit trail: every audited MCP call, read-only.
+
+``McpAuditEntryAdmin`` lists ``McpAuditEntry`` rows (``MCP_AUDIT``) newest
+first, filtered by server, method, outcome and date, searched by
+component, user name, user id and client. Nobody adds, changes or deletes
+an entry here, superusers included: entries are written by the request
+path and removed only by ``manage.py mcp_prune_audit``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from django_mcp.models import McpAuditEntry
+
+__all__ = ["McpAuditEntryAdmin"]
+
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[McpAuditEntry]
+else:
+    _ModelAdmin = admin.ModelAdmin
+
+
+class McpAuditEntryAdmin(_ModelAdmin):
+    """List and inspect audited MCP calls; nothing is edited here."""
+
+    list_display = ("created_at", "server", "method", "component", "who", "outcome", "error_code", "seconds")
+    list_filter = ("server", "method", "outcome", "created_at")
+    search_fields = ("component", "username", "user_pk", "client")
+    ordering = ("-created_at",)
+    date_hierarchy = "created_at"
+    list_per_page = 50
+    show_full_result_count = False  # no COUNT(*) over a large table on every page
+    exclude = ("arguments",)  # shown as indented JSON (arguments_json)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> list[str]:
+        """Show every field read-only, the arguments as indented JSON."""
+        fields = [field.name for field in McpAuditEntry._meta.fields if field.name != "arguments"]
+        return [*fields, "arguments_json"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """Return False: entries are written by the request path."""
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> bool:
+        """Return False: an audit entry never changes."""
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> bool:
+        """Return False: entries go only through ``manage.py mcp_prune_audit``."""
+        return False
+
+    @admin.display(description="who", ordering="username")
+    def who(self, entry: McpAuditEntry) -> str:
+        """Return the signed-in user's name, else the client identity."""
+        return entry.username or entry.client
+
+    @admin.display(description="seconds", ordering="duration")
+    def seconds(self, entry: McpAuditEntry) -> str:
+        """Return the duration in seconds."""
+        return f"{entry.duration:.3f}"
+
+    @admin.display(description="arguments (redacted)")
+    def arguments_json(self, entry: McpAuditEntry) -> Any:
+        """Return the redacted arguments as indented JSON."""
+        if entry.arguments is None:
+            return "—"
+        return format_html("<pre>{}</pre>", json.dumps(entry.arguments, indent=2, sort_keys=True))

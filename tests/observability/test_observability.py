@@ -1,0 +1,178 @@
+"""Deciding what observes requests, and what a request pays when nothing does.
+
+django_mcp/observability/__init__.py and _state.py: ``OBSERVATION.active``
+is the one attribute ``Dispatcher.respond`` tests. With nothing observing
+(no provider, audit off, the call log's logger off, no signal receiver) a
+request makes no Python call into the observability code: counted with
+``sys.setprofile`` on one warmed-up request, never timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import django_mcp
+from django_mcp import McpResponse, Server, Tool, observability
+from django_mcp.observability._state import OBSERVATION
+from django_mcp.schemas import Schema
+from django_mcp.signals import mcp_request_finished
+from django_mcp.testing import McpTestClient
+from tests.observability.conftest import Otel
+
+PACKAGE = Path(django_mcp.__file__).parent
+#: Code that exists only to observe requests.
+OBSERVING_CODE = (str(PACKAGE / "observability"), str(PACKAGE / "signals.py"))
+
+
+class EchoInput(Schema):
+    text: str
+
+
+class EchoTool(Tool[EchoInput]):
+    name = "echo"
+
+    async def handle(self, payload: EchoInput) -> McpResponse:
+        return McpResponse.text(payload.text)
+
+
+class EchoServer(Server):
+    tools = (EchoTool,)
+
+
+def count_calls(run: Any) -> tuple[int, list[str]]:
+    """Return how many Python calls ``run()`` makes, and those into observing code."""
+    calls = 0
+    observing: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if frame.f_code.co_filename.startswith(OBSERVING_CODE):
+                observing.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls, observing
+
+
+@pytest.fixture
+def nothing_observes() -> Iterator[None]:
+    observability.instrument()  # no provider in this process
+    assert not mcp_request_finished.receivers
+    assert not logging.getLogger("django_mcp.calls").isEnabledFor(logging.INFO)
+    yield
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """An event loop of this thread: the profiled request runs where the profile is set."""
+    running = asyncio.new_event_loop()
+    try:
+        yield running
+    finally:
+        running.close()
+
+
+def echo_once(client: McpTestClient, loop: asyncio.AbstractEventLoop) -> Any:
+    def run() -> None:
+        loop.run_until_complete(client.call_tool("echo", {"text": "hi"})).assert_ok()
+
+    return run
+
+
+@pytest.mark.usefixtures("nothing_observes")
+def test_with_nothing_observing_a_request_makes_no_call_into_the_observing_code(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    client = McpTestClient(EchoServer)
+    run = echo_once(client, loop)
+    run()  # warm up: the first request after a dispatcher is built decides
+    assert not OBSERVATION.active
+
+    _calls, observing = count_calls(run)
+
+    assert observing == []
+
+
+def test_observing_costs_calls_that_nothing_observing_does_not(
+    otel: Otel, loop: asyncio.AbstractEventLoop
+) -> None:
+    client = McpTestClient(EchoServer)
+    run = echo_once(client, loop)
+    run()
+    observed, observing = count_calls(run)
+    assert observing != []
+    assert len(otel.spans()) == 2
+
+    observability.instrument()  # back to no provider
+    run()
+    plain, none = count_calls(run)
+
+    assert none == []
+    assert plain < observed
+
+
+def test_connecting_a_receiver_has_the_next_request_decide_again(
+    nothing_observes: None, loop: asyncio.AbstractEventLoop
+) -> None:
+    client = McpTestClient(EchoServer)
+    run = echo_once(client, loop)
+    run()
+    assert not OBSERVATION.active
+    seen: list[dict[str, Any]] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        seen.append(kwargs)
+
+    mcp_request_finished.connect(receiver)
+    try:
+        assert OBSERVATION.active and OBSERVATION.stale
+        run()
+        assert OBSERVATION.active and not OBSERVATION.stale
+        assert [item["component"] for item in seen] == ["echo"]
+    finally:
+        mcp_request_finished.disconnect(receiver)
+    run()
+    assert not OBSERVATION.active
+
+
+def test_a_changed_setting_has_the_next_request_decide_again(
+    nothing_observes: None, settings: Any, loop: asyncio.AbstractEventLoop
+) -> None:
+    run = echo_once(McpTestClient(EchoServer), loop)
+    run()
+    assert not OBSERVATION.active
+
+    settings.MCP_AUDIT = "writes"
+
+    assert OBSERVATION.stale
+    observability.refresh()
+    assert OBSERVATION.active and OBSERVATION.audit == "writes"
+
+
+def test_refresh_sees_a_logger_enabled_at_run_time(
+    nothing_observes: None, loop: asyncio.AbstractEventLoop
+) -> None:
+    calls_logger = logging.getLogger("django_mcp.calls")
+    run = echo_once(McpTestClient(EchoServer), loop)
+    run()
+    assert not OBSERVATION.active
+    calls_logger.setLevel(logging.INFO)
+    try:
+        observability.refresh()
+        assert OBSERVATION.active and OBSERVATION.calls
+    finally:
+        calls_logger.setLevel(logging.NOTSET)
+        observability.refresh()
+    assert not OBSERVATION.active
