@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import http
 import io
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Final
 
 from django.core import signals
@@ -147,22 +147,28 @@ class _Answer:
     ``request_finished``, as Django's responses do.
     """
 
-    __slots__ = ("driver", "reply")
+    __slots__ = ("driver", "events", "reply")
 
     def __init__(self, reply: HttpReply, driver: SyncDriver) -> None:
         self.reply = reply
         self.driver = driver
+        #: The event stream being sent, once the server iterates it.
+        self.events: Generator[bytes, None, None] | None = None
 
     def __iter__(self) -> Iterator[bytes]:
         if self.reply.stream is None:
             return iter((self.reply.body,))
-        return self.driver.stream(self.reply.stream)
+        self.events = self.driver.stream(self.reply.stream)
+        return self.events
 
     def close(self) -> None:
         """End the request for Django (``request_finished``: connections closed as usual)."""
         try:
             if self.reply.stream is not None:
                 try:
+                    # A stream the client left: closing it ends (or awaits) its request.
+                    if self.events is not None:
+                        self.events.close()
                     if self.reply.closed is not None:
                         self.reply.closed()
                 finally:

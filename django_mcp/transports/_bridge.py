@@ -47,7 +47,7 @@ import asyncio
 import contextvars
 import functools
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from concurrent.futures import Future
 from typing import Any, Final, TypeVar
 
@@ -99,7 +99,7 @@ class SyncDriver:
 
         return self._drive(main())
 
-    def stream(self, source: AsyncIterator[bytes]) -> Iterator[bytes]:
+    def stream(self, source: AsyncIterator[bytes]) -> Generator[bytes, None, None]:
         """Yield ``source``'s items, each one awaited in the request's loop."""
         iterator = source.__aiter__()
         try:

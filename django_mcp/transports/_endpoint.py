@@ -98,6 +98,7 @@ from django_mcp.transports._replies import (
     reply_of,
     sse_reply,
     started,
+    stream_abandoned,
     too_large,
     with_keepalive,
 )
@@ -286,7 +287,8 @@ class Endpoint(LegacySessions):
             raise
         if isinstance(first, Finished):
             return dispatcher_reply(reply_of(task), legacy=legacy)
-        return sse_reply(message_stream(first, queue, task, cancel_on_close=cancel_on_close))
+        stream = message_stream(first, queue, task, cancel_on_close=cancel_on_close)
+        return sse_reply(stream, closed=stream_abandoned(task, cancel=cancel_on_close))
 
     async def caller(self, exchange: HttpExchange) -> tuple[Any, HttpReply | None]:
         """Return the caller's user, or the reply refusing the request (``_identity.py``).

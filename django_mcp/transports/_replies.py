@@ -54,6 +54,7 @@ __all__ = [
     "reply_of",
     "sse_reply",
     "started",
+    "stream_abandoned",
     "too_large",
     "with_keepalive",
 ]
@@ -175,7 +176,13 @@ async def message_stream(
     *,
     cancel_on_close: bool,
 ) -> AsyncIterator[bytes]:
-    """Yield queued messages as SSE events, ending with the response."""
+    """Yield queued messages as SSE events, ending with the response.
+
+    Closed before the response (the client left), it cancels the request
+    (``cancel_on_close``, 2026-07-28) or waits for its handler to end
+    (2025-11-25), so the request's thread and sync work stay its own until
+    then. ``stream_abandoned`` covers a stream closed before it started.
+    """
     try:
         yield _sse.event(first)
         while True:
@@ -186,6 +193,27 @@ async def message_stream(
             yield _sse.event(item)
     finally:
         client_left(task, cancel=cancel_on_close)
+        if not task.done() and not cancel_on_close:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.shield(task)
+
+
+def stream_abandoned(task: asyncio.Future[Reply], *, cancel: bool) -> Callable[[], None]:
+    """Return an ``HttpReply.closed`` that calls ``client_left`` on ``task``'s own loop.
+
+    A stream whose client left before its first event never runs its own
+    ``finally``; the adapter still calls ``closed``, possibly from another
+    thread (it is sync work to them).
+    """
+    loop = asyncio.get_running_loop()
+
+    def closed() -> None:
+        if task.done():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nothing left to stop
+            loop.call_soon_threadsafe(lambda: client_left(task, cancel=cancel))
+
+    return closed
 
 
 def client_left(task: asyncio.Future[Reply], *, cancel: bool) -> None:

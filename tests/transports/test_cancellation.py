@@ -2,12 +2,13 @@
 
 MCP 2026-07-28 streamable-http: on HTTP the client cancels a request by
 closing its response stream. These tests run the real Django ASGI handler
-with an in-memory ASGI peer: the request's first SSE event arrives, the
-peer sends ``http.disconnect``, and the handler must see its task
-cancelled; a closed ``subscriptions/listen`` stream must stop listening.
-A 2025-11-25 session's request is different: a disconnection is not a
-cancellation there (only ``notifications/cancelled`` is), so its handler
-runs to completion.
+and ``McpASGIApp`` with an in-memory ASGI peer: the request's first SSE
+event arrives (or its headers are being sent), the peer sends
+``http.disconnect``, and the handler must see its task cancelled; a closed
+``subscriptions/listen`` stream must stop listening. A 2025-11-25
+session's request is different: a disconnection is not a cancellation
+there (only ``notifications/cancelled`` is), so its handler runs to
+completion, its sync work still served, under ASGI and under WSGI.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 from django.urls import path
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp.asgi import McpASGIApp
 from django_mcp.dispatcher.sessions import LegacySession
 from django_mcp.events import get_backend
 from django_mcp.registry import registry
@@ -62,6 +65,8 @@ class FinishSlowlyTool(Tool):
         except asyncio.CancelledError:
             Signals.cancelled.set()
             raise
+        # Sync work after the client may have left: still the request's.
+        await sync_to_async(lambda: None)()
         Signals.finished.set()
         yield McpResponse.text("done")
 
@@ -91,7 +96,12 @@ class AsgiPeer:
         meta: dict[str, Any] | None = None,
         *,
         session_id: str | None = None,
+        app: str = "django",
+        leave_at_start: bool = False,
     ) -> None:
+        self.app = app
+        #: Leave while the response's headers are being sent (before any event).
+        self.leave_at_start = leave_at_start
         if session_id is None:
             body = modern_request(method, params, meta=meta)
             sent = modern_headers(body)
@@ -126,23 +136,32 @@ class AsgiPeer:
         return await self.inbox.get()
 
     async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and self.leave_at_start:
+            self.disconnect()
+            await asyncio.sleep(0.05)  # the disconnect is noticed meanwhile
         if message["type"] == "http.response.body" and message.get("body"):
             self.chunks.append(message["body"])
             self.first_chunk.set()
 
     def start(self) -> asyncio.Task[None]:
-        return asyncio.ensure_future(ASGIHandler()(self.scope, self.receive, self.send))
+        handler = ASGIHandler()
+        app = McpASGIApp(handler) if self.app == "fast" else handler
+        return asyncio.ensure_future(app(self.scope, self.receive, self.send))
 
     def disconnect(self) -> None:
         self.inbox.put_nowait({"type": "http.disconnect"})
 
 
-async def test_disconnecting_from_the_response_stream_cancels_the_tool() -> None:
+APPS = pytest.mark.parametrize("app", ["django", "fast"])
+
+
+@APPS
+async def test_disconnecting_from_the_response_stream_cancels_the_tool(app: str) -> None:
     Signals.started, Signals.cancelled = asyncio.Event(), asyncio.Event()
     peer = AsgiPeer(
-        "tools/call", {"name": "wait-forever", "arguments": {}}, meta=modern_meta(progressToken="t")
+        "tools/call", {"name": "wait-forever", "arguments": {}}, meta=modern_meta(progressToken="t"), app=app
     )
-    app = peer.start()
+    served = peer.start()
     await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
     assert b"notifications/progress" in peer.chunks[0]
     await asyncio.wait_for(Signals.started.wait(), timeout=5)
@@ -150,10 +169,27 @@ async def test_disconnecting_from_the_response_stream_cancels_the_tool() -> None
     peer.disconnect()
 
     await asyncio.wait_for(Signals.cancelled.wait(), timeout=5)
-    await asyncio.wait_for(app, timeout=5)
+    await asyncio.wait_for(served, timeout=5)
 
 
-async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish() -> None:
+async def test_leaving_before_the_first_event_cancels_the_tool() -> None:
+    Signals.started, Signals.cancelled = asyncio.Event(), asyncio.Event()
+    peer = AsgiPeer(
+        "tools/call",
+        {"name": "wait-forever", "arguments": {}},
+        meta=modern_meta(progressToken="t"),
+        app="fast",
+        leave_at_start=True,
+    )
+
+    await asyncio.wait_for(peer.start(), timeout=5)
+
+    await asyncio.wait_for(Signals.cancelled.wait(), timeout=5)
+    assert peer.chunks == []
+
+
+@APPS
+async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish(app: str) -> None:
     # 2025-11-25 transports: a disconnection is not a cancellation.
     Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
     session = await LegacySession.create(
@@ -167,15 +203,16 @@ async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish(
         {"name": "finish-slowly", "arguments": {}},
         meta={"progressToken": "t"},
         session_id=session.id,
+        app=app,
     )
-    app = peer.start()
+    served = peer.start()
     await asyncio.wait_for(peer.first_chunk.wait(), timeout=5)
     assert b"notifications/progress" in peer.chunks[0]
     await asyncio.wait_for(Signals.started.wait(), timeout=5)
 
     peer.disconnect()
 
-    await asyncio.wait_for(app, timeout=5)
+    await asyncio.wait_for(served, timeout=5)
     await asyncio.wait_for(Signals.finished.wait(), timeout=5)
     assert not Signals.cancelled.is_set()
 
@@ -196,3 +233,51 @@ async def test_disconnecting_from_a_listen_stream_stops_listening() -> None:
 
     await asyncio.wait_for(app, timeout=5)
     assert backend._listeners == set()  # type: ignore[attr-defined]
+
+
+@pytest.mark.django_db
+def test_closing_a_legacy_stream_under_wsgi_lets_the_tool_finish() -> None:
+    import io
+
+    from asgiref.sync import async_to_sync
+    from django.core.wsgi import get_wsgi_application
+
+    from django_mcp.dispatcher import IN_FLIGHT
+    from django_mcp.wsgi import McpWSGIApp
+
+    Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    dispatcher = registry.dispatcher(CancellableServer)
+    session = async_to_sync(LegacySession.create)(
+        server=dispatcher.compiled.key, version="2025-11-25", capabilities={}, client_info=None
+    )
+    params = {"name": "finish-slowly", "arguments": {}, "_meta": {"progressToken": "t"}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/mcp",
+        "SCRIPT_NAME": "",
+        "SERVER_NAME": "localhost",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "localhost",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "HTTP_ACCEPT": ACCEPT,
+        "HTTP_MCP_SESSION_ID": session.id,
+        "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.multithread": True,
+    }
+    in_flight = IN_FLIGHT.count
+    answer = McpWSGIApp(get_wsgi_application())(environ, lambda status, headers: None)
+    events = iter(answer)  # held, as a server holds it while it writes
+    assert b"notifications/progress" in next(events)
+
+    answer.close()  # the client left: the server closes the response
+
+    # close() returned once the handler had ended, its sync work done.
+    assert Signals.finished.is_set()
+    assert not Signals.cancelled.is_set()
+    assert IN_FLIGHT.count == in_flight
+    assert not dispatcher.legacy_calls._tasks  # type: ignore[attr-defined]
