@@ -80,7 +80,9 @@ class TaskPool:
                 self._start_heartbeat()
             if self._idle:
                 self._ready.notify()
-            elif len(self._workers) < self.threads:
+            # A woken worker counts as idle until it runs: more jobs than
+            # idle workers need new ones (up to the cap), also in a burst.
+            if len(self._jobs) > self._idle and len(self._workers) < self.threads:
                 worker = threading.Thread(
                     target=self._work, name=f"mcp-task-{len(self._workers)}", daemon=True
                 )

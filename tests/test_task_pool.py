@@ -53,6 +53,34 @@ def test_the_pool_runs_every_job_on_at_most_its_threads() -> None:
     assert all(thread.daemon for thread in threading.enumerate() if thread.name.startswith("mcp-task-"))
 
 
+def test_a_burst_of_jobs_starts_threads_up_to_the_limit_at_once() -> None:
+    pool = TaskPool(4)
+    warm = threading.Event()
+    pool.submit(warm.set)
+    assert warm.wait(BOUND)
+    _wait(lambda: pool._idle == 1)  # one thread exists and waits for work
+    release = threading.Event()
+    running: list[int] = []
+    lock = threading.Lock()
+
+    def job(number: int) -> Any:
+        def run() -> None:
+            with lock:
+                running.append(number)
+            release.wait(BOUND)
+
+        return run
+
+    try:
+        for number in range(3):
+            pool.submit(job(number))
+
+        # All three run together, none waits for another to end.
+        _wait(lambda: len(running) == 3)
+    finally:
+        release.set()
+
+
 def test_a_failing_job_does_not_stop_the_pool(caplog: Any) -> None:
     pool = TaskPool(1)
     done = threading.Event()
