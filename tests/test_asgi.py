@@ -440,3 +440,22 @@ async def test_an_echo_tool_call_makes_at_most_120_python_calls(monkeypatch: pyt
     assert recorder.body["result"]["content"] == [{"type": "text", "text": "hello"}]
     # The receive() and send() above are a few of them.
     assert calls <= 120
+
+
+async def test_a_content_length_of_non_ascii_digits_declares_no_length() -> None:
+    # "²" (a latin-1 header byte) is a digit to str.isdigit but not to int().
+    body = json.dumps(tool_request("test_simple_text", {})).encode()
+    scope = http_scope(headers=[("Content-Type", "application/json"), ("Content-Length", "\xb2")])
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    recorder = Recorder()
+    await McpASGIApp(recorder.app)(scope, receive, recorder.send)
+
+    assert recorder.status == 400  # the MCP headers are missing: answered, not a crash
+    assert recorder.body["error"]["code"] == jsonrpc.HEADER_MISMATCH

@@ -88,8 +88,12 @@ class Body(Protocol):
 
 
 def declared_length(value: str | None) -> int | None:
-    """Return a ``Content-Length`` value as a number (None when absent or malformed)."""
-    return int(value) if value is not None and value.isdigit() else None
+    """Return a ``Content-Length`` value as a number (None when absent or malformed).
+
+    Only ASCII digits make a length (RFC 9110 8.6): ``str.isdigit`` alone
+    also takes superscripts such as ``²``, which ``int`` refuses.
+    """
+    return int(value) if value is not None and value.isascii() and value.isdigit() else None
 
 
 class ReadyBody:

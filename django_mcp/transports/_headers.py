@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from django_mcp.exceptions import HeaderMismatch
+from django_mcp.transports._body import declared_length
 
 __all__ = [
     "NAME_KEYS",
@@ -93,7 +94,7 @@ class McpHeaders:
         self.accept = ", ".join(accept) if accept else None
         length = values.get("content-length")
         # Sent twice it declares nothing (the body is counted as it comes).
-        self.content_length = int(length[0]) if length and len(length) == 1 and length[0].isdigit() else None
+        self.content_length = declared_length(length[0]) if length and len(length) == 1 else None
 
     def check_era_headers(self) -> None:
         """Raise ``HeaderMismatch`` when ``Mcp-Session-Id`` or ``MCP-Protocol-Version`` is repeated."""

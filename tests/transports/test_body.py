@@ -25,7 +25,8 @@ async def pieces(size: int, count: int, given: list[int]) -> AsyncIterator[bytes
 
 
 @pytest.mark.parametrize(
-    ("value", "length"), [("12", 12), (None, None), ("", None), ("-1", None), ("1e3", None)]
+    ("value", "length"),
+    [("12", 12), (None, None), ("", None), ("-1", None), ("1e3", None), ("\xb2", None), ("1\u0663", None)],
 )
 def test_only_a_plain_number_is_a_declared_length(value: str | None, length: int | None) -> None:
     assert declared_length(value) == length
