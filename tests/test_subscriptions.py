@@ -26,7 +26,7 @@ from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import legacy_context, modern_context
 from django_mcp.dispatcher.sessions import LocalSession
 from django_mcp.events import Event, EventBackend, EventsLost
-from django_mcp.exceptions import NotificationsUnavailable
+from django_mcp.exceptions import InternalError, NotificationsUnavailable
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
 from tests.fake_backends import RETRY_AFTER, DownBackend
@@ -443,6 +443,34 @@ async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tas
     }
     assert [m["params"].get("statusMessage") for m in seen][-1] == "halfway"
     assert seen[-1]["params"]["result"]["content"] == [{"type": "text", "text": "long done"}]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_task_that_cannot_be_read_now_does_not_end_the_listen_stream(
+    stored_tasks: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from django_mcp.dispatcher import background, subscriptions
+
+    task_id = await _create_task()
+    original = subscriptions.checked
+    failing = [True]
+
+    async def checked_once_failing(record: Any) -> Any:
+        if failing.pop() if failing else False:
+            raise InternalError("the task could not be requeued")
+        return await original(record)
+
+    monkeypatch.setattr(subscriptions, "checked", checked_once_failing)
+    stream = _listen_tasks([task_id])
+    ack = await _next(stream)  # its current status could not be read: none is sent
+
+    await background.run(task_id)
+    seen = await _until_status(stream, "completed")
+    await stream.aclose()
+
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}
+    assert seen[-1]["params"]["taskId"] == task_id
+    assert "Could not read task" in caplog.text
 
 
 @pytest.mark.django_db(transaction=True)

@@ -191,13 +191,22 @@ async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: Mcp
 
 
 async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | None:
-    """Return the encoded ``notifications/tasks`` for the task as it is now (None: it is gone)."""
+    """Return the encoded ``notifications/tasks`` for the task as it is now (None: it is gone).
+
+    None too when it cannot be read now (the database is away, a lapsed
+    lease cannot be requeued): logged, and the stream goes on; the next
+    change of the task is announced again.
+    """
     from django_mcp.models import McpTask
 
-    record = await McpTask.objects.filter(pk=task_id).afirst()
-    if record is None:
+    try:
+        record = await McpTask.objects.filter(pk=task_id).afirst()
+        if record is None:
+            return None
+        record = await checked(record)
+    except Exception:
+        logger.exception("Could not read task %s for a subscriptions/listen stream", task_id)
         return None
-    record = await checked(record)
     params = msgspec.to_builtins(TaskStatusNotificationParams(**detailed(record)))
     return encode_notification("notifications/tasks", {**params, "_meta": dict(meta)})
 
@@ -208,13 +217,24 @@ async def _watch_leases(task_ids: list[str]) -> None:
 
     while True:
         await asyncio.sleep(get_settings().task_lease_timeout / 3)
-        working = [
-            record async for record in McpTask.objects.filter(pk__in=task_ids, status=McpTask.Status.WORKING)
-        ]
-        if not working:
-            return
-        for record in working:
-            await checked(record)
+        try:
+            working = [
+                record
+                async for record in McpTask.objects.filter(pk__in=task_ids, status=McpTask.Status.WORKING)
+            ]
+            if not working:
+                return
+            for record in working:
+                await checked(record)
+        except Exception:  # the database may be away for a while: check again later
+            logger.exception("Could not check the leases of tasks a subscriptions/listen stream watches")
+
+
+async def _stop(task: asyncio.Future[None]) -> None:
+    """Cancel ``task`` and wait until it has ended."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 async def listen(
@@ -255,7 +275,7 @@ async def listen(
                 if current is not None:
                     yield current
             leases = asyncio.ensure_future(_watch_leases(list(tasks)))
-            stack.callback(leases.cancel)
+            stack.push_async_callback(_stop, leases)
         try:
             async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
                 if event.kind == "task":
