@@ -15,6 +15,8 @@ Every part of the server that must tell callers apart (the rate limit, the
 * ``caller_principal(user, address)``: what a signed state or a task is
   bound to, ``user:<pk>``, else ``anonymous:<address>``. Callers behind one
   proxy or NAT share an address.
+* ``anonymous_caller()``: the caller nobody identified, ``AnonymousUser``
+  (None without ``django.contrib.auth``: no identity at all).
 """
 
 from __future__ import annotations
@@ -22,9 +24,19 @@ from __future__ import annotations
 from typing import Any
 
 from django_mcp._types import HttpSource
-from django_mcp.conf import get_client_ip
+from django_mcp.conf import get_client_ip, get_django_settings
 
-__all__ = ["caller_identity", "caller_principal", "client_address", "user_identity"]
+__all__ = ["anonymous_caller", "caller_identity", "caller_principal", "client_address", "user_identity"]
+
+
+def anonymous_caller() -> Any:
+    """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
+    if not get_django_settings().auth_installed:
+        # No identity at all: servers that need none accept the caller.
+        return None
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
 
 
 def client_address(source: HttpSource | None) -> str | None:

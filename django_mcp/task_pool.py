@@ -176,6 +176,7 @@ def _backend_class() -> type[Any]:
     base = framework_module("backends.base").BaseTaskBackend
     exceptions = framework_module("exceptions")
 
+    # django_mcp.tasks.JOB_PATH, spelt out: that module imports this one.
     job_path = "django_mcp.tasks.run_tool_task"
 
     class ThreadPoolBackend(base):  # type: ignore[misc, valid-type]

@@ -14,7 +14,7 @@ endpoint as the view (``django_mcp.transports._endpoint``) and its reply
 back, building no Django ``HttpRequest`` or ``HttpResponse`` (Django's
 request only if something asks for it, as on ``McpASGIApp``) and running
 no middleware. The endpoint's coroutine is driven by
-``_bridge.run_from_sync``: a request that never waits (an async tool, an
+``_bridge.SyncDriver``: a request that never waits (an async tool, an
 anonymous or token-authenticated caller) completes in the worker's thread
 with no event loop run; one that waits carries on in a loop while its sync
 work runs in the worker's thread, whose database connection it shares. As

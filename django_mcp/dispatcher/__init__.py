@@ -333,7 +333,7 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         if row.feature and getattr(self.compiled.capabilities, row.feature) is UNSET:
             raise MethodNotFound(f"Method not found: {method} ({row.feature} not offered)")
-        if row.handler is None and not (self.compiled.listens or subscriptions.offers_tasks(self.compiled)):
+        if row.handler is None and not (self.compiled.listens or tasks.offers_tasks(self.compiled)):
             raise MethodNotFound(f"Method not found: {method}")
         return row
 

@@ -52,10 +52,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from asgiref.sync import sync_to_async
-from django.apps import apps
 from django.db import OperationalError, connections
 from django.utils.module_loading import import_string
 
+from django_mcp._callers import anonymous_caller
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher import task_store, tools
 from django_mcp.dispatcher.codec import Envelope
@@ -271,13 +271,11 @@ def _server(key: str) -> CompiledServer:
 
 
 async def _user(user_pk: str) -> Any:
-    if not apps.is_installed("django.contrib.auth"):
-        return None
+    anonymous = anonymous_caller()  # None without django.contrib.auth: no users at all
+    if anonymous is None or not user_pk:
+        return anonymous
     from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import AnonymousUser
 
-    if not user_pk:
-        return AnonymousUser()
     model = get_user_model()
     try:
         return await model._default_manager.aget(pk=user_pk)

@@ -58,7 +58,7 @@ from django_mcp._callers import caller_principal
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import encode_notification, encode_response
-from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension
+from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension, offers_tasks
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
 from django_mcp.protocol._base import UNSET
@@ -74,7 +74,6 @@ __all__ = [
     "Readable",
     "honoured_filter",
     "listen",
-    "offers_tasks",
     "session_notifications",
     "watches",
 ]
@@ -167,11 +166,6 @@ def honoured_filter(
                 raise missing_extension(f"taskIds need the {TASKS_EXTENSION} extension declared")
             honoured["taskIds"] = list(dict.fromkeys(task_ids))
     return honoured
-
-
-def offers_tasks(compiled: CompiledServer) -> bool:
-    """Return True when ``compiled`` advertises the tasks extension."""
-    return TASKS_EXTENSION in (compiled.capabilities.extensions or {})
 
 
 async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: McpRequest | None) -> list[str]:

@@ -85,7 +85,7 @@ from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequest, InputRequiredResult
 from django_mcp.protocol.tasks import EXTENSION, TERMINAL_STATUSES, CreateTaskResult, GetTaskResult
 from django_mcp.ratelimit import identity_of
-from django_mcp.server.compiler import CompiledTool
+from django_mcp.server.compiler import CompiledServer, CompiledTool
 from django_mcp.server.handlers import Handler
 from django_mcp.signals import mcp_task_status_changed
 from django_mcp.task_upkeep import checked
@@ -101,6 +101,7 @@ __all__ = [
     "detailed",
     "get_task",
     "missing_extension",
+    "offers_tasks",
     "start_if_task",
     "ttl_ms",
     "update_task",
@@ -121,6 +122,11 @@ def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
     """Return True when client ``capabilities`` declare the tasks extension."""
     extensions = capabilities.get("extensions")
     return isinstance(extensions, Mapping) and isinstance(extensions.get(EXTENSION), Mapping)
+
+
+def offers_tasks(compiled: CompiledServer) -> bool:
+    """Return True when ``compiled`` advertises the tasks extension."""
+    return EXTENSION in (compiled.capabilities.extensions or {})
 
 
 def missing_extension(message: str) -> MissingClientCapability:
@@ -271,7 +277,7 @@ async def cancel_task(call: Call) -> EmptyResult:
 async def _find(call: Call, *, check: bool = True) -> McpTask:
     from django_mcp.models import McpTask
 
-    if EXTENSION not in (call.compiled.capabilities.extensions or {}):
+    if not offers_tasks(call.compiled):
         raise MethodNotFound(f"Method not found: {call.envelope.method} (no tool runs as a task)")
     if not declares_tasks(call.request.client_capabilities):
         raise missing_extension(f"{call.envelope.method} needs the {EXTENSION} extension declared")

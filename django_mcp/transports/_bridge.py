@@ -1,9 +1,9 @@
 """Run the async endpoint from a sync caller (WSGI), and the only private asyncio names in django_mcp.
 
 ``SyncDriver`` is the one coroutine driver: ``McpWSGIApp`` and the Django
-view under Django's WSGI handler both serve through it (``run_from_sync``
-for an answer that is one body). It does what ``async_to_sync`` does, only
-later and less often:
+view under Django's WSGI handler both serve through it (``run`` for the
+answer, ``stream`` for an event stream, ``close`` when the response ends).
+It does what ``async_to_sync`` does, only later and less often:
 
 * the coroutine's first step runs in the calling thread, with that
   thread's own idle event loop marked running, so whatever the step
@@ -28,6 +28,11 @@ whether it is a coroutine function before calling it.
 Private names, each needed for a reason no public API covers (checked with
 Python 3.11 to 3.13 and asgiref 3.13):
 
+* ``asyncio.events._get_running_loop``: tells, without raising, whether
+  this thread runs a loop now (``loop_is_running``, the coroutine marks);
+  the public ``asyncio.get_running_loop`` raises where there is none, and
+  a raise and catch on every WSGI request costs more than the request's
+  whole first step;
 * ``asyncio.events._set_running_loop``: marks the thread's loop running
   for the first step (``asyncio.Runner`` would run a task, a loop
   iteration and a context switch on every request);
@@ -55,7 +60,7 @@ from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunct
 
 from django_mcp.transports._threads import CallerThread
 
-__all__ = ["SyncDriver", "coroutine_marks", "loop_is_running", "run_from_sync"]
+__all__ = ["SyncDriver", "coroutine_marks", "loop_is_running"]
 
 _T = TypeVar("_T")
 _local = threading.local()
@@ -146,21 +151,6 @@ class SyncDriver:
         self.loop.call_soon_threadsafe(start)
         self.caller.run_until(outcome)
         return outcome.result()
-
-
-def run_from_sync(make: Callable[[], Awaitable[_T]]) -> _T:
-    """Return the result of the coroutine ``make()`` starts, from a thread without a running loop.
-
-    The request's thread-sensitive sync work runs in this thread (its
-    database connections are the caller's to manage, as Django's WSGI
-    handler does with ``request_finished``). A result that is an event
-    stream must be driven by a ``SyncDriver`` kept open instead.
-    """
-    driver = SyncDriver()
-    try:
-        return driver.run(make)
-    finally:
-        driver.close()
 
 
 async def _next(iterator: AsyncIterator[bytes]) -> bytes:

@@ -61,6 +61,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django_mcp._callers import anonymous_caller
 from django_mcp.conf import get_django_settings
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.codec import Envelope, parse_message
@@ -306,7 +307,7 @@ class Endpoint(LegacySessions):
                 return None, denied
         if user is None:
             session_user = exchange.session_user
-            user = await session_user() if session_user is not None else _anonymous()
+            user = await session_user() if session_user is not None else anonymous_caller()
         if self.dispatcher.compiled.login_required and not getattr(user, "is_authenticated", False):
             return None, challenge(exchange)
         exchange.user = user
@@ -406,16 +407,6 @@ def _same(expected: Any, header: str, kind: str) -> bool:
         except (TypeError, ValueError):
             return False
     return isinstance(expected, str) and header == expected
-
-
-def _anonymous() -> Any:
-    """Return the anonymous caller: ``AnonymousUser``, or None without ``django.contrib.auth``."""
-    if not get_django_settings().auth_installed:
-        # No identity at all: servers that need none accept the caller.
-        return None
-    from django.contrib.auth.models import AnonymousUser
-
-    return AnonymousUser()
 
 
 def _check_param_headers(

@@ -1,4 +1,4 @@
-"""The sync driver (``_bridge.run_from_sync``) and the view it lets be async in a loop, sync outside.
+"""The sync driver (``_bridge.SyncDriver``) and the view it lets be async in a loop, sync outside.
 
 Under Django's WSGI handler (here: the sync test ``Client``) the view is a
 sync view: a request that never waits is answered in the calling thread

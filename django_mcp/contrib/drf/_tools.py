@@ -206,15 +206,18 @@ def _result(response: Any) -> McpResponse:
     return McpResponse.text(json.dumps(value))
 
 
-_GENERAL = frozenset({"detail", "non_field_errors", api_settings.NON_FIELD_ERRORS_KEY})
+#: Keys of errors that belong to no field (with DRF's NON_FIELD_ERRORS_KEY).
+_GENERAL = frozenset({"detail", "non_field_errors"})
 
 
 def errors_of(data: Any, path: str = "") -> Iterator[str]:
     """Yield ``field: message`` for each error of a DRF error response's data."""
     if isinstance(data, Mapping):
+        # Read when used, so override_settings(REST_FRAMEWORK=...) applies.
+        general = _GENERAL | {api_settings.NON_FIELD_ERRORS_KEY}
         for key, value in data.items():
             name = str(key)
-            where = path if name in _GENERAL else (f"{path}.{name}" if path else name)
+            where = path if name in general else (f"{path}.{name}" if path else name)
             yield from errors_of(value, where)
     elif isinstance(data, list | tuple):
         for index, item in enumerate(data):
