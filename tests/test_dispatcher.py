@@ -788,6 +788,10 @@ async def test_visible_tool_applies_the_tools_call_rule(settings: Any) -> None:
         # A colon spelt \u003a in a kept string cannot make up for a dropped key.
         b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1,"x":2,"u":"\\u003a"}}',
         b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"k\\u003a":1,"k\\u003a":2}}',
+        # Inside a member the message does not know, and inside a result.
+        b'{"jsonrpc":"2.0","id":1,"method":"m","extra":{"a":1,"a":2}}',
+        b'{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2}}',
+        b'{"jsonrpc":"2.0","id":1,"id":1,"method":"m"}',
     ],
 )
 def test_a_key_repeated_in_one_object_is_an_invalid_request(raw: bytes) -> None:
@@ -808,6 +812,7 @@ def test_the_same_key_in_different_objects_is_fine() -> None:
         b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"uri":"bench://items/1","at":"12:00"}}',
         b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"u":"\\u003a","v":"\\u00e9"}}',
         b'{"jsonrpc" : "2.0", "id" : 1, "method" : "m", "params" : {"a:b" : [{"c" : ":"}]}}',
+        b'{"jsonrpc":"2.0","id":"a:b","method":"m","extra":{"a":1},"params":{}}',
     ],
 )
 def test_colons_in_strings_and_escapes_are_no_repeated_key(raw: bytes) -> None:
