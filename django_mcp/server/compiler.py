@@ -201,7 +201,10 @@ class CompiledServer:
     legacy_capabilities: ServerCapabilities
     #: True when ``subscriptions/listen`` (and legacy GET streams) are served.
     listens: bool
-    #: Per tool: ``{lowercase header name: (property, JSON type)}``.
+    #: Per tool mirroring arguments into headers (``x-mcp-header``), and only
+    #: those: ``{lowercase header name: (property, JSON type)}``. Empty when
+    #: no tool does, which a ``tools/call`` tells at once, whatever the
+    #: catalog's size.
     tool_headers: Mapping[str, Mapping[str, tuple[str, str]]]
     #: Per tool: its definition as 2025-11-25 clients see it.
     legacy_tools: Mapping[str, ToolDefinition]
@@ -332,7 +335,11 @@ def _compile(declared: Any) -> CompiledServer:
         legacy_capabilities=msgspec.structs.replace(capabilities, extensions=UNSET),
         listens=bool(server.list_changed or (server.subscribe and (resources or templates or skills.skills))),
         tool_headers=MappingProxyType(
-            {name: MappingProxyType(header_params(t.definition.input_schema)) for name, t in tools.items()}
+            {
+                name: MappingProxyType(params)
+                for name, t in tools.items()
+                if (params := header_params(t.definition.input_schema))
+            }
         ),
         legacy_tools=MappingProxyType({name: legacy_definition(t.definition) for name, t in tools.items()}),
         open_tools=MappingProxyType(

@@ -223,7 +223,7 @@ class Endpoint(LegacySessions):
         except McpError as error:
             return json_error(envelope.id, error, error.http_status)
         tool_headers = self.dispatcher.compiled.tool_headers
-        if envelope.method == "tools/call" and any(tool_headers.values()):
+        if tool_headers and envelope.method == "tools/call":
             ctx.check_call = functools.partial(_check_param_headers, headers, tool_headers)
         if envelope.method == "subscriptions/listen":
             return await self.listen(exchange, envelope, ctx)

@@ -459,6 +459,25 @@ def test_valid_x_mcp_header_annotation_compiles() -> None:
     assert compile_server(HeaderServer).tools["header"].definition.input_schema == schema
 
 
+@pytest.mark.skipif(importlib.util.find_spec("jsonschema") is None, reason="needs the jsonschema extra")
+def test_only_tools_mirroring_arguments_into_headers_have_header_maps() -> None:
+    # A tools/call then tells at once that no header needs checking, whatever
+    # the catalog's size.
+    from django_mcp import Server
+    from django_mcp.server.compiler import compile_server
+
+    schema = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+
+    class HeaderServer(Server):
+        tools = (_header_tool(schema), _SomeTool)
+
+    class PlainServer(Server):
+        tools = (_SomeTool,)
+
+    assert dict(compile_server(HeaderServer).tool_headers) == {"header": {"region": ("region", "string")}}
+    assert dict(compile_server(PlainServer).tool_headers) == {}
+
+
 # ------------------------------------------------------------- misspellings
 
 
