@@ -89,7 +89,7 @@ class McpWSGIApp:
         exchange = _exchange_of(environ, script_name, path_info or "/")
         driver = SyncDriver()
         try:
-            reply = driver.run(lambda: _serve(endpoint, exchange))
+            reply = driver.run(functools.partial(_serve, endpoint, exchange))
         except BaseException:
             driver.close()
             raise

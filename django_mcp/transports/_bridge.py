@@ -91,7 +91,9 @@ class SyncDriver:
         self._sensitive = ThreadSensitiveContext(executor=self.caller)
         self._entered = False
         self._runner: threading.Thread | None = None
-        self._noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+        self._noted: dict[str, Any] = {}
+        for name in _NOTED:  # a loop, not a comprehension: no frame of its own
+            self._noted[name] = getattr(SyncToAsync.threadlocal, name, None)
 
     def run(self, make: Callable[[], Awaitable[_T]]) -> _T:
         """Return the result of the coroutine ``make()`` starts."""

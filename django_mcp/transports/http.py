@@ -73,7 +73,7 @@ class McpView:
             return self._respond(exchange)
         driver = SyncDriver()
         try:
-            reply = driver.run(lambda: self._reply(exchange))
+            reply = driver.run(functools.partial(self._reply, exchange))
         except BaseException:
             driver.close()
             raise
