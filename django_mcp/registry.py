@@ -29,11 +29,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from django_mcp.dispatcher import Dispatcher
-from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AlreadyRegistered, InternalError, NotRegistered
 from django_mcp.server.compiler import compile_server, is_server
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
+from django_mcp.transports._replies import json_error
 from django_mcp.transports.http import McpView
 
 __all__ = ["Registry", "autodiscover", "local", "registry", "web"]
@@ -187,10 +187,7 @@ class _Broken:
 
     async def serve(self, exchange: HttpExchange) -> HttpReply:
         """Refuse the request without details (they are in the log and in ``manage.py check``)."""
-        body = encode_error(None, InternalError())
-        return HttpReply(
-            500, [("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff")], body
-        )
+        return json_error(None, InternalError(), 500)
 
 
 def _qual(server: type[Any]) -> str:

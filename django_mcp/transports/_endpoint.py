@@ -85,6 +85,7 @@ from django_mcp.transports._origin import host_allowed, origin_allowed, request_
 from django_mcp.transports._replies import (
     FINISHED,
     JSON,
+    JSON_HEADERS,
     SSE,
     Finished,
     busy,
@@ -109,8 +110,6 @@ __all__ = ["Endpoint", "validate_headers", "validate_param_headers"]
 # One name for the whole HTTP transport, as projects configure it.
 logger = logging.getLogger("django_mcp.transports.http")
 
-_JSON_TYPE: Final = ("Content-Type", JSON)
-_NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
 
 #: The page a browser opening the endpoint's URL gets (with the 405).
 _PAGE: Final = (
@@ -267,7 +266,7 @@ class Endpoint(LegacySessions):
             # disconnect cancels it): no task, no queue.
             reply = await dispatcher.respond(envelope, ctx)
             if reply.error is None:
-                return HttpReply(200, [_JSON_TYPE, _NOSNIFF], reply.body)
+                return HttpReply(200, list(JSON_HEADERS), reply.body)
             return dispatcher_reply(reply, legacy=False)
         queue: asyncio.Queue[bytes | Finished] = asyncio.Queue()
         emit = emitter(queue) if can_stream else None

@@ -42,6 +42,7 @@ from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
 from django_mcp.transports._origin import request_host
+from django_mcp.transports._replies import json_reply
 
 __all__ = ["attach_caller", "authenticate", "challenge", "get_authenticators", "session_of", "session_user"]
 
@@ -149,12 +150,7 @@ def challenge(
     if scope:
         params.append(f'scope="{_quotable(scope)}"')
     body = encode_error(None, InvalidRequest(description or "Authentication required"))
-    headers = [
-        ("Content-Type", "application/json"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("WWW-Authenticate", "Bearer " + ", ".join(params)),
-    ]
-    return HttpReply(status, headers, body)
+    return json_reply(body, status, ("WWW-Authenticate", "Bearer " + ", ".join(params)))
 
 
 def _quotable(text: str) -> str:

@@ -39,6 +39,7 @@ from django_mcp.transports._exchange import HttpReply
 __all__ = [
     "FINISHED",
     "JSON",
+    "JSON_HEADERS",
     "SSE",
     "Finished",
     "busy",
@@ -66,6 +67,8 @@ JSON: Final = "application/json"
 SSE: Final = "text/event-stream"
 #: Sent with every reply: an MCP answer is never to be sniffed as HTML.
 _NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
+#: The headers of every JSON answer.
+JSON_HEADERS: Final = (("Content-Type", JSON), _NOSNIFF)
 
 
 class Finished:
@@ -81,7 +84,7 @@ FINISHED = Finished()
 
 def json_reply(body: bytes, status: int = 200, *headers: tuple[str, str]) -> HttpReply:
     """Return an encoded JSON-RPC message as the reply."""
-    return HttpReply(status, [("Content-Type", JSON), _NOSNIFF, *headers], body)
+    return HttpReply(status, [*JSON_HEADERS, *headers], body)
 
 
 def json_error(request_id: Any, error: McpError, status: int) -> HttpReply:
