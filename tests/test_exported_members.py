@@ -261,6 +261,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.events.base": ["EventBackend", "EventsLost", "EventsUnavailable", "ForwardFailed"],
     "django_mcp.events.memory": ["MemoryEventBackend"],
     "django_mcp.events.redis": [
+        "FIRST_ATTEMPT_WAIT",
         "FLUSH_TIMEOUT",
         "FORWARD_TIMEOUT",
         "LISTEN_WAIT",

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from django_mcp.events import Event
 
 __all__ = [
+    "FIRST_ATTEMPT_WAIT",
     "FLUSH_TIMEOUT",
     "FORWARD_TIMEOUT",
     "LISTEN_WAIT",
@@ -96,7 +97,15 @@ FLUSH_TIMEOUT: Final = 2.0
 """Seconds the interpreter's exit waits for queued events to be sent."""
 
 LISTEN_WAIT: Final = 1.0
-"""Seconds a process's first listener waits for its subscription."""
+"""Seconds the subscription waits for Redis to connect, to answer, to confirm subscribing."""
+
+FIRST_ATTEMPT_WAIT: Final = 5.0
+"""Most seconds a loop's first listener waits for the first attempt to subscribe.
+
+The attempt gives up on its own after ``LISTEN_WAIT`` to connect and
+``LISTEN_WAIT`` to subscribe; the margin covers importing redis-py in a
+process that just started, on a busy machine.
+"""
 
 PING_INTERVAL: Final = 10.0
 """Idle seconds after which the subscription PINGs Redis (no answer: lost)."""
@@ -170,9 +179,10 @@ class RedisEventBackend(EventBackend):
             if subscription is None or subscription.task.done():
                 subscription = self._subscriptions[loop] = _Subscription(self, loop)
         if not subscription.tried.is_set():
-            # The first attempt of this loop: worth a short wait.
+            # The first attempt of this loop: worth waiting for its outcome
+            # rather than refusing a listener while it is under way.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(subscription.tried.wait(), LISTEN_WAIT)
+                await asyncio.wait_for(subscription.tried.wait(), FIRST_ATTEMPT_WAIT)
         subscription.require()
         return subscription
 

@@ -167,6 +167,27 @@ async def test_listening_while_redis_is_down_is_refused_with_a_retry_hint(
     assert refused.value.retry_after >= 1
 
 
+async def test_the_first_listener_waits_for_a_slow_first_attempt_to_subscribe(
+    redis_backends: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that just started (redis-py still importing, a busy machine)
+    admits its first listener once subscribed, not refuses it as "starting"."""
+    from django_mcp.events import redis as redis_events
+
+    publisher, listener = redis_backends
+    subscribe = redis_events._Subscription._subscribe
+
+    async def slow_subscribe(self: Any, pubsub: Any) -> None:
+        await asyncio.sleep(redis_events.LISTEN_WAIT * 1.5)
+        await subscribe(self, pubsub)
+
+    monkeypatch.setattr(redis_events._Subscription, "_subscribe", slow_subscribe)
+
+    async with listener.listen() as events:
+        publisher.publish(Event("s", "tools"))
+        assert await asyncio.wait_for(anext(events), WAIT) == Event("s", "tools")
+
+
 def _announce_in_short_lived_loops(count: int) -> None:
     """Announce from coroutines of event loops that end right after (a task, a command)."""
 
