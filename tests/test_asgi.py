@@ -54,6 +54,22 @@ async def never_read() -> dict[str, Any]:
     raise AssertionError("the body was read")
 
 
+def sending(*chunks: bytes) -> Any:
+    """Return a ``receive`` giving ``chunks`` as the body, then a client that stays until answered."""
+    messages = [
+        {"type": "http.request", "body": chunk, "more_body": index < len(chunks) - 1}
+        for index, chunk in enumerate(chunks)
+    ]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    return receive
+
+
 class Lingering:
     """A client that sends nothing more, then leaves; notes when the app first reads."""
 
@@ -139,14 +155,7 @@ async def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(settings
 async def test_a_chunked_body_within_the_limit_reaches_the_view_whole() -> None:
     body = json.dumps(modern_request("tools/list")).encode()
     headers = [("Content-Type", "application/json"), *modern_headers(modern_request("tools/list")).items()]
-    parts = [body[:10], body[10:20], body[20:]]
-
-    async def receive() -> dict[str, Any]:
-        if parts:
-            part = parts.pop(0)
-            return {"type": "http.request", "body": part, "more_body": bool(parts)}
-        await asyncio.Event().wait()  # the client stays until it has its answer
-        raise AssertionError("unreachable")
+    receive = sending(body[:10], body[10:20], body[20:])
 
     recorder = Recorder()
     await McpASGIApp(get_asgi_application())(http_scope(headers=headers), receive, recorder.send)
@@ -176,13 +185,7 @@ async def test_other_requests_pass_through_untouched(path: str, length: int) -> 
 async def test_the_fast_path_serves_an_endpoint_without_the_wrapped_app() -> None:
     body = json.dumps(modern_request("tools/list")).encode()
     headers = [("Content-Type", "application/json"), *modern_headers(modern_request("tools/list")).items()]
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        if messages:
-            return messages.pop(0)
-        await asyncio.Event().wait()  # the client stays until it has its answer
-        raise AssertionError("unreachable")
+    receive = sending(body)
 
     recorder = Recorder()
     await McpASGIApp(recorder.app)(http_scope(headers=headers), receive, recorder.send)
@@ -267,13 +270,7 @@ async def test_a_cancellation_from_outside_still_propagates(monkeypatch: Any) ->
 
     monkeypatch.setattr(Endpoint, "serve", slow_view)
     body = json.dumps(modern_request("tools/list")).encode()
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        if messages:
-            return messages.pop(0)
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
+    receive = sending(body)
 
     recorder = Recorder()
     task = asyncio.ensure_future(McpASGIApp(recorder.app)(http_scope(), receive, recorder.send))
@@ -388,13 +385,7 @@ def django_objects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 async def test_an_echo_tool_call_builds_no_django_request_or_response(django_objects: list[str]) -> None:
     body = tool_request("test_simple_text", {})
     headers = [("Content-Type", "application/json"), *modern_headers(body).items()]
-    messages = [{"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        if messages:
-            return messages.pop(0)
-        await asyncio.Event().wait()  # the client stays until it has its answer
-        raise AssertionError("unreachable")
+    receive = sending(json.dumps(body).encode())
 
     recorder = Recorder()
     app = McpASGIApp(recorder.app)
@@ -421,13 +412,7 @@ async def test_an_echo_tool_call_makes_at_most_120_python_calls(monkeypatch: pyt
     scope = http_scope(URL, headers=[("Content-Type", "application/json"), *headers.items()])
 
     async def once() -> Recorder:
-        messages = [{"type": "http.request", "body": data, "more_body": False}]
-
-        async def receive() -> dict[str, Any]:
-            if messages:
-                return messages.pop(0)
-            await asyncio.Event().wait()  # the client stays until it has its answer
-            raise AssertionError("unreachable")
+        receive = sending(data)
 
         recorder = Recorder()
         await app(dict(scope), receive, recorder.send)
@@ -446,13 +431,7 @@ async def test_a_content_length_of_non_ascii_digits_declares_no_length() -> None
     # "²" (a latin-1 header byte) is a digit to str.isdigit but not to int().
     body = json.dumps(tool_request("test_simple_text", {})).encode()
     scope = http_scope(headers=[("Content-Type", "application/json"), ("Content-Length", "\xb2")])
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive() -> dict[str, Any]:
-        if messages:
-            return messages.pop(0)
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
+    receive = sending(body)
 
     recorder = Recorder()
     await McpASGIApp(recorder.app)(scope, receive, recorder.send)

@@ -19,31 +19,16 @@ from typing import Any
 import pytest
 
 import django_mcp
-from django_mcp import McpResponse, Server, Tool, observability
+from django_mcp import observability
 from django_mcp.observability._state import OBSERVATION
-from django_mcp.schemas import Schema
 from django_mcp.signals import mcp_request_finished
 from django_mcp.testing import McpTestClient
+from tests.echo_server import EchoServer
 from tests.observability.conftest import Otel
 
 PACKAGE = Path(django_mcp.__file__).parent
 #: Code that exists only to observe requests.
 OBSERVING_CODE = (str(PACKAGE / "observability"), str(PACKAGE / "signals.py"))
-
-
-class EchoInput(Schema):
-    text: str
-
-
-class EchoTool(Tool[EchoInput]):
-    name = "echo"
-
-    async def handle(self, payload: EchoInput) -> McpResponse:
-        return McpResponse.text(payload.text)
-
-
-class EchoServer(Server):
-    tools = (EchoTool,)
 
 
 def count_calls(run: Any) -> tuple[int, list[str]]:
