@@ -63,7 +63,7 @@ from django_mcp.transports._body import DRAIN_SECONDS, Body, BodyTooLarge, Chunk
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
-from django_mcp.transports._identity import attach_caller, session_of, session_user
+from django_mcp.transports._identity import attach_caller, find_session
 from django_mcp.transports._origin import request_scheme
 from django_mcp.transports._replies import too_large
 from django_mcp.transports._threads import REQUEST_THREADS, Lease
@@ -145,9 +145,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         long_streams=True,
         build_request=functools.partial(_django_request, scope),
     )
-    session = exchange.session = session_of(headers)
-    if session is not None:
-        exchange.session_user = functools.partial(session_user, session)
+    find_session(exchange)
     return exchange
 
 

@@ -57,7 +57,7 @@ from django_mcp.transports._bridge import SyncDriver, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
-from django_mcp.transports._identity import attach_caller, session_of, session_user
+from django_mcp.transports._identity import attach_caller, find_session
 from django_mcp.transports._origin import request_scheme
 from django_mcp.transports.http import endpoint_at
 
@@ -125,9 +125,7 @@ def _exchange_of(environ: Environ, script_name: str, path_info: str) -> HttpExch
         server=(str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", ""))),
         build_request=functools.partial(_django_request, environ),
     )
-    session = exchange.session = session_of(headers)
-    if session is not None:
-        exchange.session_user = functools.partial(session_user, session)
+    find_session(exchange)
     return exchange
 
 

@@ -13,7 +13,7 @@ to serve:
    status and a ``WWW-Authenticate`` challenge.
 2. Otherwise the session user, as Django's ``AuthenticationMiddleware``
    sets it: under Django's handler ``request.auser()``; on the fast paths
-   ``session_user(session_of(headers))``: the session cookie read with
+   ``find_session(exchange)``: the session cookie read with
    Django's own session engine and ``aget_user()``, when ``MIDDLEWARE`` has both the session and
    the authentication middleware (as they would then run). Without a
    session cookie no session is looked up at all.
@@ -40,11 +40,10 @@ from django_mcp.conf import get_django_settings, get_setting
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 from django_mcp.transports._exchange import HttpExchange, HttpReply
-from django_mcp.transports._headers import McpHeaders
 from django_mcp.transports._origin import request_host
 from django_mcp.transports._replies import json_reply
 
-__all__ = ["attach_caller", "authenticate", "challenge", "get_authenticators", "session_of", "session_user"]
+__all__ = ["attach_caller", "authenticate", "challenge", "find_session", "get_authenticators", "session_user"]
 
 
 @functools.cache
@@ -87,18 +86,20 @@ async def authenticate(exchange: HttpExchange, backends: tuple[str, ...]) -> tup
     return None, None
 
 
-def session_of(headers: McpHeaders) -> Any:
-    """Return the session the request's cookie names, not loaded yet (the fast paths), or None.
+def find_session(exchange: HttpExchange) -> None:
+    """Give a fast path's exchange the session its cookie names (not loaded yet) and its user.
 
-    None when there is none to find: no session cookie, or no session and
-    authentication middleware that would read one.
+    Sets ``exchange.session`` and ``exchange.session_user``, or leaves both
+    None when there is no session to find: no session cookie, or no session
+    and authentication middleware that would read one.
     """
     django = get_django_settings()
-    cookies = headers.joined("cookie", "; ") if django.session_auth else None
+    cookies = exchange.headers.joined("cookie", "; ") if django.session_auth else None
     key = parse_cookie(cookies).get(django.session_cookie_name) if cookies else None
     if not key or not django.auth_installed:
-        return None
-    return importlib.import_module(django.session_engine).SessionStore(key)
+        return
+    session = exchange.session = importlib.import_module(django.session_engine).SessionStore(key)
+    exchange.session_user = functools.partial(session_user, session)
 
 
 async def session_user(session: Any) -> Any:
