@@ -2,15 +2,19 @@
 
 ``python_calls(run)`` counts the ``call`` events of ``sys.setprofile`` (and
 of ``threading.setprofile`` for threads started meanwhile) while ``run()``
-serves one request; ``apython_calls`` the same for a coroutine. C functions
-are not counted. The figure is exact for one Python and Django version, so
-a test bounds it with headroom (Python 3.12 inlines comprehensions, Django
+serves one request, the fewest of three runs; ``apython_calls`` the same
+for a coroutine. C functions are not counted. The garbage collector is off
+while counting (after a full collection): a collection that happened to
+fall inside the request would add the finalizers of whatever earlier tests
+left behind. The figure is exact for one Python and Django version, so a
+test bounds it with headroom (Python 3.12 inlines comprehensions, Django
 lines differ in what their handlers call); ``tests/bench/inprocess.py``
 prints the same figure for every way to serve.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -27,6 +31,7 @@ class _Counter:
     def __init__(self) -> None:
         self.calls = 0
         self.lock = threading.Lock()
+        self.collecting = True
 
     def __call__(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call":
@@ -34,6 +39,9 @@ class _Counter:
                 self.calls += 1
 
     def __enter__(self) -> _Counter:
+        gc.collect()
+        self.collecting = gc.isenabled()
+        gc.disable()
         threading.setprofile(self)
         sys.setprofile(self)
         return self
@@ -42,20 +50,33 @@ class _Counter:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
         self.calls -= 1  # this __exit__ itself
+        if self.collecting:
+            gc.enable()
 
 
-def python_calls(run: Callable[[], _T]) -> tuple[int, _T]:
-    """Return how many Python functions ``run()`` calls, and what it returned."""
-    with _Counter() as counter:
-        result = run()
-    return counter.calls, result
+def python_calls(run: Callable[[], _T], *, times: int = 3) -> tuple[int, _T]:
+    """Return the fewest Python calls of ``times`` runs of ``run()``, and the last run's result.
+
+    Something outside the request (a thread another test left, starting
+    meanwhile) can add calls to one run, never take any away: the fewest is
+    the request's own count. Each run must serve a request of its own.
+    """
+    counts = []
+    for _ in range(times):
+        with _Counter() as counter:
+            result = run()
+        counts.append(counter.calls)
+    return min(counts), result
 
 
-async def apython_calls(run: Callable[[], Awaitable[_T]]) -> tuple[int, _T]:
-    """Return how many Python functions awaiting ``run()`` calls, and its result."""
-    with _Counter() as counter:
-        result = await run()
-    return counter.calls, result
+async def apython_calls(run: Callable[[], Awaitable[_T]], *, times: int = 3) -> tuple[int, _T]:
+    """Return the fewest Python calls of ``times`` awaits of ``run()``, and the last result."""
+    counts = []
+    for _ in range(times):
+        with _Counter() as counter:
+            result = await run()
+        counts.append(counter.calls)
+    return min(counts), result
 
 
 def without_wire_hooks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ body is drained before the answer goes, and a disallowed Host is JSON.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import sys
@@ -279,8 +280,10 @@ def test_an_echo_tool_call_makes_fewer_python_calls_than_a_bare_django_view(
     ):
         for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
             call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        env = environ(data, headers=headers, length=len(data), PATH_INFO=path)
-        counted[name], (status, _headers, body) = python_calls(lambda app=app, env=env: call(app, env))
+        request = functools.partial(environ, data, headers=headers, length=len(data), PATH_INFO=path)
+        counted[name], (status, _headers, body) = python_calls(
+            lambda app=app, request=request: call(app, request())
+        )
         assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
 
     # The floor is a Django view that only decodes and encodes with msgspec,

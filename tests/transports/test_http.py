@@ -1442,8 +1442,9 @@ def test_the_view_under_djangos_wsgi_handler_costs_at_most_100_python_calls_more
     for path in (URL, FLOOR_URL):
         for _ in range(3):  # warm: caches, connections
             call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        env = environ(data, headers=headers, length=len(data), PATH_INFO=path)
-        counted[path], (status, _headers, body) = python_calls(lambda env=env: call(app, env))
+        counted[path], (status, _headers, body) = python_calls(
+            lambda path=path: call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        )
         assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
 
     # Both go through the same handler and middleware; the bare view only
