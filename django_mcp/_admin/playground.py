@@ -236,7 +236,7 @@ class Playground:
                 return {**context, "errors": errors, "task": panel}
             tasks.update(task_id, answers)
         method = "tasks/cancel" if step == "task_cancel" else "tasks/update"
-        _record_task(self.user, self.entry, method, task_id)
+        _record_task(self.user, self.entry, method)
         return {**context, "task": self.task(task_id)}
 
     def _form(self, arguments: Mapping[str, Any], errors: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -341,40 +341,36 @@ class Playground:
         return Outcome({"method": self.method, "params": params}, result.response, result.notifications)
 
 
-def _record_task(user: Any, entry: CatalogEntry, method: str, task_id: str) -> None:
-    from django.contrib.admin.models import CHANGE, LogEntry
-    from django.contrib.contenttypes.models import ContentType
-
-    from django_mcp.models import McpCatalog
-
-    LogEntry.objects.create(
-        user_id=user.pk,
-        content_type=ContentType.objects.get_for_model(McpCatalog, for_concrete_model=False),
-        object_id=entry.component_id,
-        object_repr=f"{entry.kind_label} {entry.name}"[:200],
-        action_flag=CHANGE,
-        change_message=f"Playground sent {method} for a task of {entry.kind_label.lower()} “{entry.name}”.",
-    )
+def _record_task(user: Any, entry: CatalogEntry, method: str) -> None:
+    what = f"{entry.kind_label.lower()} “{entry.name}”"
+    _log_change(user, entry, f"Playground sent {method} for a task of {what}.")
 
 
 def record(user: Any, entry: CatalogEntry, method: str, outcome: Outcome, *, continued: bool = False) -> None:
     """Add a CHANGE entry to the admin history: the component and the outcome only."""
+    what = "answered input for" if continued else "sent"
+    _log_change(
+        user,
+        entry,
+        f"Playground {what} {method} for {entry.kind_label.lower()} “{entry.name}” "
+        f"({entry.server_key}): {outcome.summary}.",
+    )
+
+
+def _log_change(user: Any, entry: CatalogEntry, message: str) -> None:
+    """Add a CHANGE entry about ``entry`` to the admin history, as ``user``."""
     from django.contrib.admin.models import CHANGE, LogEntry
     from django.contrib.contenttypes.models import ContentType
 
     from django_mcp.models import McpCatalog
 
-    what = "answered input for" if continued else "sent"
     LogEntry.objects.create(
         user_id=user.pk,
         content_type=ContentType.objects.get_for_model(McpCatalog, for_concrete_model=False),
         object_id=entry.component_id,
         object_repr=f"{entry.kind_label} {entry.name}"[:200],
         action_flag=CHANGE,
-        change_message=(
-            f"Playground {what} {method} for {entry.kind_label.lower()} “{entry.name}” "
-            f"({entry.server_key}): {outcome.summary}."
-        ),
+        change_message=message,
     )
 
 
