@@ -237,13 +237,12 @@ async def test_disconnecting_from_a_listen_stream_stops_listening() -> None:
 
 @pytest.mark.django_db
 def test_closing_a_legacy_stream_under_wsgi_lets_the_tool_finish() -> None:
-    import io
-
     from asgiref.sync import async_to_sync
     from django.core.wsgi import get_wsgi_application
 
     from django_mcp.dispatcher import IN_FLIGHT
     from django_mcp.wsgi import McpWSGIApp
+    from tests.test_wsgi import environ
 
     Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
     dispatcher = registry.dispatcher(CancellableServer)
@@ -252,25 +251,10 @@ def test_closing_a_legacy_stream_under_wsgi_lets_the_tool_finish() -> None:
     )
     params = {"name": "finish-slowly", "arguments": {}, "_meta": {"progressToken": "t"}}
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).encode()
-    environ = {
-        "REQUEST_METHOD": "POST",
-        "PATH_INFO": "/mcp",
-        "SCRIPT_NAME": "",
-        "SERVER_NAME": "localhost",
-        "SERVER_PORT": "80",
-        "HTTP_HOST": "localhost",
-        "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(body)),
-        "HTTP_ACCEPT": ACCEPT,
-        "HTTP_MCP_SESSION_ID": session.id,
-        "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
-        "REMOTE_ADDR": "127.0.0.1",
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.url_scheme": "http",
-        "wsgi.multithread": True,
-    }
+    headers = {"Accept": ACCEPT, "Mcp-Session-Id": session.id, "MCP-Protocol-Version": "2025-11-25"}
+    env = environ(body, headers=headers, length=len(body), PATH_INFO="/mcp", **{"wsgi.multithread": True})
     in_flight = IN_FLIGHT.count
-    answer = McpWSGIApp(get_wsgi_application())(environ, lambda status, headers: None)
+    answer = McpWSGIApp(get_wsgi_application())(env, lambda status, headers: None)
     events = iter(answer)  # held, as a server holds it while it writes
     assert b"notifications/progress" in next(events)
 
