@@ -64,7 +64,6 @@ from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
 from django_mcp.transports._identity import attach_caller, find_session
-from django_mcp.transports._origin import request_scheme
 from django_mcp.transports._replies import too_large
 from django_mcp.transports._threads import REQUEST_THREADS, Lease
 from django_mcp.transports.http import endpoint_at
@@ -139,7 +138,7 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         headers=headers,
         body=ChunkedBody(connection, declared=headers.content_length),
         client=client[0] if client else None,
-        scheme=request_scheme(scope.get("scheme", "http"), headers),
+        scheme=scope.get("scheme", "http"),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
         can_stream=True,
         long_streams=True,

@@ -58,7 +58,6 @@ from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
 from django_mcp.transports._identity import attach_caller, find_session
-from django_mcp.transports._origin import request_scheme
 from django_mcp.transports.http import endpoint_at
 
 __all__ = ["McpWSGIApp"]
@@ -117,9 +116,9 @@ def _exchange_of(environ: Environ, script_name: str, path_info: str) -> HttpExch
         method=str(environ.get("REQUEST_METHOD", "GET")).upper(),
         path="{}/{}".format(script_name.rstrip("/"), path_info.replace("/", "", 1)),
         headers=headers,
-        body=wsgi_body(environ),
+        body=wsgi_body(environ, headers.content_length),
         client=environ.get("REMOTE_ADDR") or None,
-        scheme=request_scheme(environ.get("wsgi.url_scheme", "http"), headers),
+        scheme=environ.get("wsgi.url_scheme", "http"),
         can_stream=True,
         long_streams=bool(environ.get("wsgi.multithread")),
         server=(str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", ""))),

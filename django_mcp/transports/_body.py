@@ -39,7 +39,6 @@ __all__ = [
     "ChunkedBody",
     "ChunkedUnsupported",
     "ReadyBody",
-    "declared_length",
     "wsgi_body",
 ]
 
@@ -85,15 +84,6 @@ class Body(Protocol):
 
     async def drain(self) -> None:
         """Read and discard what is left of a refused body (bounded)."""
-
-
-def declared_length(value: str | None) -> int | None:
-    """Return a ``Content-Length`` value as a number (None when absent or malformed).
-
-    Only ASCII digits make a length (RFC 9110 8.6): ``str.isdigit`` alone
-    also takes superscripts such as ``²``, which ``int`` refuses.
-    """
-    return int(value) if value is not None and value.isascii() and value.isdigit() else None
 
 
 class ReadyBody:
@@ -169,9 +159,11 @@ class _Unreadable:
         """Nothing can be read: the server closes the connection."""
 
 
-def wsgi_body(environ: Mapping[str, Any]) -> Body:
-    """Return the body source of a WSGI request (``wsgi.input``)."""
-    declared = declared_length(environ.get("CONTENT_LENGTH") or None)
+def wsgi_body(environ: Mapping[str, Any], declared: int | None) -> Body:
+    """Return the body source of a WSGI request (``wsgi.input``) declaring ``declared`` bytes.
+
+    ``declared`` is the request's ``McpHeaders.content_length``, parsed once.
+    """
     stream: IO[bytes] = environ["wsgi.input"]
     if declared is not None:
         return ChunkedBody(_pieces(stream, declared), declared=declared)

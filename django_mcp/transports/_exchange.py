@@ -40,6 +40,9 @@ class HttpExchange:
     body: Body | bytes
     #: The peer's address (``REMOTE_ADDR``); None when unknown.
     client: str | None = None
+    #: The scheme the server saw; ``_origin.request_scheme`` applies a
+    #: proxy's ``SECURE_PROXY_SSL_HEADER``, only where a scheme is needed
+    #: (the Host of a request without one, the challenge's metadata URL).
     scheme: str = "http"
     #: ``SERVER_NAME`` and ``SERVER_PORT``, the host when no ``Host`` header came.
     server: tuple[str, str] = ("", "")

@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from django_mcp.exceptions import HeaderMismatch
-from django_mcp.transports._body import declared_length
 
 __all__ = [
     "NAME_KEYS",
     "McpHeaders",
     "conforming_headers",
+    "declared_length",
     "decode_value",
     "encode_value",
     "mirrored_headers",
@@ -43,6 +43,15 @@ NAME_KEYS: Final[Mapping[str, str]] = {
     "tasks/cancel": "taskId",
 }
 _BASE64 = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
+
+
+def declared_length(value: str | None) -> int | None:
+    """Return a ``Content-Length`` value as a number (None when absent or malformed).
+
+    Only ASCII digits make a length (RFC 9110 8.6): ``str.isdigit`` alone
+    also takes superscripts such as ``²``, which ``int`` refuses.
+    """
+    return int(value) if value is not None and value.isascii() and value.isdigit() else None
 
 
 class McpHeaders:

@@ -40,7 +40,7 @@ from django_mcp.conf import get_django_settings, get_setting
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
 from django_mcp.transports._exchange import HttpExchange, HttpReply
-from django_mcp.transports._origin import request_host
+from django_mcp.transports._origin import request_host, request_scheme
 from django_mcp.transports._replies import json_reply
 
 __all__ = ["attach_caller", "authenticate", "challenge", "find_session", "get_authenticators", "session_user"]
@@ -141,7 +141,8 @@ def challenge(
 ) -> HttpReply:
     """Return a 401 (or ``status``) with a Bearer challenge naming the resource metadata."""
     host = request_host(exchange.headers, exchange.server, exchange.scheme)
-    metadata = f"{exchange.scheme}://{host}/.well-known/oauth-protected-resource{exchange.path.rstrip('/')}"
+    scheme = request_scheme(exchange.scheme, exchange.headers)
+    metadata = f"{scheme}://{host}/.well-known/oauth-protected-resource{exchange.path.rstrip('/')}"
     params = []
     if error:
         params.append(f'error="{_quotable(error)}"')

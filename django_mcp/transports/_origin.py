@@ -40,7 +40,10 @@ __all__ = [
 
 
 def request_host(headers: McpHeaders, server: tuple[str, str], scheme: str) -> str:
-    """Return the host a request names, as Django's ``request.get_host()`` reads it (unvalidated)."""
+    """Return the host a request names, as Django's ``request.get_host()`` reads it (unvalidated).
+
+    ``scheme`` is the one the server saw (a proxy's header applies here).
+    """
     django = get_django_settings()
     forwarded = headers.joined("x-forwarded-host") if django.use_x_forwarded_host else None
     host = forwarded or headers.joined("host")
@@ -49,7 +52,8 @@ def request_host(headers: McpHeaders, server: tuple[str, str], scheme: str) -> s
     name, port = server
     if django.use_x_forwarded_port:
         port = headers.joined("x-forwarded-port") or port
-    return name if port in ("", "443" if scheme == "https" else "80") else f"{name}:{port}"
+    default = "443" if request_scheme(scheme, headers) == "https" else "80"
+    return name if port in ("", default) else f"{name}:{port}"
 
 
 @functools.lru_cache(maxsize=256)  # clients send the same few Host values

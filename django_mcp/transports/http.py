@@ -44,7 +44,6 @@ from django_mcp.transports._bridge import SyncDriver, coroutine_marks, loop_is_r
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
-from django_mcp.transports._origin import request_scheme
 
 __all__ = ["McpView", "endpoint_at", "response_of"]
 
@@ -164,8 +163,8 @@ class _StreamedReply(StreamingHttpResponse):
 def _exchange_of(request: HttpRequest) -> HttpExchange:
     """Return the exchange of a Django request."""
     meta = request.META
-    # The scheme the server saw; request_scheme() applies a proxy's header
-    # as request.scheme would.
+    # The scheme the server saw (a proxy's header is applied where the
+    # scheme is needed: _origin.request_scheme).
     if isinstance(request, ASGIRequest):
         # The raw header list: exact names, repeats kept.
         headers = McpHeaders.from_asgi(request.scope["headers"])
@@ -187,7 +186,7 @@ def _exchange_of(request: HttpRequest) -> HttpExchange:
         headers=headers,
         body=body,
         client=meta.get("REMOTE_ADDR") or None,
-        scheme=request_scheme(scheme, headers),
+        scheme=scheme,
         server=(str(meta.get("SERVER_NAME", "")), str(meta.get("SERVER_PORT", ""))),
         can_stream=True,
         long_streams=isinstance(request, ASGIRequest) or bool(meta.get("wsgi.multithread")),
@@ -211,7 +210,7 @@ class _DjangoBody:
         if self.declared is None and isinstance(self.request, WSGIRequest):
             # Django's WSGI handler reads no body without Content-Length:
             # read a chunked one from the server, when it decodes them.
-            return await wsgi_body(self.request.environ).read(limit)
+            return await wsgi_body(self.request.environ, None).read(limit)
         if self.declared is not None and self.declared > limit:
             raise BodyTooLarge()
         try:
@@ -227,7 +226,7 @@ class _DjangoBody:
         if self._drained or not isinstance(self.request, WSGIRequest):
             return  # Django's ASGI handler has read the whole body already
         self._drained = True
-        body: Body = wsgi_body(self.request.environ)
+        body: Body = wsgi_body(self.request.environ, self.declared)
         if isinstance(body, ChunkedBody) and (body.declared or 0) <= DRAIN_BYTES:
             await body.drain()
 

@@ -17,7 +17,7 @@ from django_mcp.exceptions import HeaderMismatch
 from django_mcp.protocol import jsonrpc
 from django_mcp.server._tool_schemas import header_params
 from django_mcp.transports._endpoint import validate_headers, validate_param_headers
-from django_mcp.transports._headers import McpHeaders, decode_value
+from django_mcp.transports._headers import McpHeaders, declared_length, decode_value
 
 MODERN = "2026-07-28"
 
@@ -462,3 +462,11 @@ def test_task_id_is_the_name_of_task_methods() -> None:
     validate_headers(headers, method="tasks/get", params={"taskId": "t-1"})
     with pytest.raises(HeaderMismatch):
         validate_headers(headers, method="tasks/get", params={"taskId": "t-2"})
+
+
+@pytest.mark.parametrize(
+    ("value", "length"),
+    [("12", 12), (None, None), ("", None), ("-1", None), ("1e3", None), ("\xb2", None), ("1\u0663", None)],
+)
+def test_only_a_plain_number_is_a_declared_length(value: str | None, length: int | None) -> None:
+    assert declared_length(value) == length

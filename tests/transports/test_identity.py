@@ -19,7 +19,7 @@ from django.test import Client
 from django_mcp.transports._body import ReadyBody
 from django_mcp.transports._exchange import HttpExchange
 from django_mcp.transports._headers import McpHeaders
-from django_mcp.transports._identity import find_session
+from django_mcp.transports._identity import challenge, find_session
 
 SESSION = "django.contrib.sessions.middleware.SessionMiddleware"
 AUTH = "django.contrib.auth.middleware.AuthenticationMiddleware"
@@ -83,3 +83,16 @@ def test_without_both_middleware_the_cookie_is_not_read(settings: Any, middlewar
     find_session(exchange)
 
     assert (exchange.session, exchange.session_user) == (None, None)
+
+
+def test_the_challenge_names_the_metadata_at_the_scheme_the_client_used(settings: Any) -> None:
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    headers = McpHeaders({"Host": "api.example.com", "X-Forwarded-Proto": "https"}.items())
+    exchange = HttpExchange(method="POST", path="/mcp/", headers=headers, body=ReadyBody(b""), scheme="http")
+
+    refused = challenge(exchange)
+
+    assert refused.status == 401
+    assert refused.header("WWW-Authenticate") == (
+        'Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp"'
+    )

@@ -14,7 +14,14 @@ from unittest.mock import ANY
 import pytest
 
 from django_mcp.protocol import jsonrpc
-from django_mcp.transports._origin import is_loopback_host, normalize_origin, origin_allowed
+from django_mcp.transports._headers import McpHeaders
+from django_mcp.transports._origin import (
+    is_loopback_host,
+    normalize_origin,
+    origin_allowed,
+    request_host,
+    request_scheme,
+)
 
 MODERN = "2026-07-28"
 FORBIDDEN = {"jsonrpc": "2.0", "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY}}
@@ -191,3 +198,41 @@ def test_non_loopback_hosts(host: str) -> None:
 def test_origin_allowed_uses_the_normalized_allow_list() -> None:
     assert origin_allowed("https://APP.example.com", ["https://app.example.com/"])
     assert not origin_allowed("https://app.example.com.evil.net", ["https://app.example.com"])
+
+
+PROXY = ("HTTP_X_FORWARDED_PROTO", "https")
+
+
+@pytest.mark.parametrize(
+    ("proxy", "sent", "scheme"),
+    [
+        (None, {"X-Forwarded-Proto": "https"}, "http"),  # no proxy configured: the header is anyone's
+        (PROXY, {}, "http"),
+        (PROXY, {"X-Forwarded-Proto": "https"}, "https"),
+        (PROXY, {"X-Forwarded-Proto": "https, http"}, "https"),  # the first value, as Django reads it
+        (PROXY, {"X-Forwarded-Proto": "http"}, "http"),
+    ],
+)
+def test_the_request_scheme_follows_the_configured_proxy_header(
+    settings: Any, proxy: tuple[str, str] | None, sent: dict[str, str], scheme: str
+) -> None:
+    settings.SECURE_PROXY_SSL_HEADER = proxy
+
+    assert request_scheme("http", McpHeaders(sent.items())) == scheme
+
+
+@pytest.mark.parametrize(
+    ("sent", "server", "host"),
+    [
+        ({"Host": "example.com:8000"}, ("internal", "80"), "example.com:8000"),
+        ({}, ("example.com", "80"), "example.com:80"),  # secure behind the proxy: 80 is no default
+        ({}, ("example.com", "443"), "example.com"),
+    ],
+)
+def test_a_request_without_host_is_named_by_the_server_and_the_secure_scheme(
+    settings: Any, sent: dict[str, str], server: tuple[str, str], host: str
+) -> None:
+    settings.SECURE_PROXY_SSL_HEADER = PROXY
+    headers = McpHeaders({**sent, "X-Forwarded-Proto": "https"}.items())
+
+    assert request_host(headers, server, "http") == host
