@@ -49,6 +49,10 @@ lets OpenTelemetry spans and metrics out when a provider is configured;
 trail records, with the argument keys matching ``MCP_AUDIT_REDACT``
 replaced, kept ``MCP_AUDIT_RETENTION_DAYS`` days (90; None: forever).
 
+Idempotency keys (``Tool.idempotency_keys``) are remembered
+``MCP_IDEMPOTENCY_KEY_TTL`` seconds (86400, a day): a retry within it gets
+the first call's result, a later one runs again.
+
 2025-11-25 sessions over HTTP are bounded too: ``MCP_MAX_SESSION_SIZE``
 (16 KiB, bytes a session stores) and ``MCP_MAX_SESSIONS_PER_CLIENT`` (100
 sessions opened per caller per ``MCP_SESSION_TIMEOUT`` window).
@@ -187,6 +191,13 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Days audit entries are kept; manage.py mcp_prune_audit deletes older
     # ones (None: kept forever).
     "MCP_AUDIT_RETENTION_DAYS": 90,
+    # Seconds an idempotency key (and the result stored with it) is kept;
+    # manage.py mcp_prune_idempotency_keys deletes older ones.
+    "MCP_IDEMPOTENCY_KEY_TTL": 86400,
+    # Model fields the generated admin and DRF tools never show, besides
+    # the credentials they always hide (django_mcp.contrib.secrets): a name
+    # ("api_key", hidden on every model) or "app_label.model.field".
+    "MCP_HIDDEN_FIELDS": [],
 }
 """Every ``MCP_*`` setting with its default."""
 
@@ -254,6 +265,7 @@ class McpSettings:
     audit: str | None = None
     #: The argument keys an audit entry redacts, as regular expressions.
     audit_redact: tuple[str, ...] = ()
+    idempotency_key_ttl: float = 86400  # seconds an idempotency key is kept
 
 
 @functools.cache
@@ -283,6 +295,7 @@ def get_settings() -> McpSettings:
         telemetry=bool(get_setting("MCP_TELEMETRY")),
         audit=_audit_mode(),
         audit_redact=tuple(_strings(get_setting("MCP_AUDIT_REDACT"))),
+        idempotency_key_ttl=get_setting("MCP_IDEMPOTENCY_KEY_TTL"),
     )
 
 

@@ -47,13 +47,14 @@ from django_mcp.response import McpResponse
 from django_mcp.schemas import Schema
 
 __all__ = [
+    "GENERAL_ERRORS",
     "REQUIRED",
     "Page",
     "bad_cursor",
     "build_schema",
     "caller",
     "class_name",
-    "errors_text",
+    "field_errors",
     "inner_request",
     "json_value",
     "list_of",
@@ -63,7 +64,7 @@ __all__ = [
     "read_page",
     "schema_values",
     "tool_name",
-    "validation_text",
+    "validation_errors",
     "with_next_cursor",
 ]
 
@@ -299,18 +300,34 @@ def json_value(value: Any) -> Any:
     return str(value)
 
 
-def errors_text(errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] = ()) -> str:
-    """Return one line per message, ``field: message``; ``general`` keys have no prefix."""
-    lines = []
-    for field, messages in errors.items():
-        for message in messages:
-            text = " ".join(str(message).split())
-            lines.append(text if field in general else f"{field}: {text}")
-    return "\n".join(lines) or "Invalid arguments."
+#: Error keys that belong to no field: Django's NON_FIELD_ERRORS and DRF's
+#: defaults (a project's NON_FIELD_ERRORS_KEY is added where DRF is read).
+GENERAL_ERRORS: Final = frozenset({"__all__", "non_field_errors", "detail"})
 
 
-def validation_text(exc: Any) -> str:
-    """Return the text of a Django ``ValidationError``: ``field: message`` lines."""
+def field_errors(errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] = GENERAL_ERRORS) -> McpResponse:
+    """Return the ``isError`` result of a form's or serializer's errors.
+
+    Its text has one line per message (``field: message``; a ``general``
+    key's message alone), and its structured content is
+    ``{"errors": {"field": ["message", ...]}}`` for a client to act on.
+    """
+    shaped = {
+        str(field): [" ".join(str(message).split()) for message in messages]
+        for field, messages in errors.items()
+    }
+    general = frozenset(general)
+    lines = [
+        message if field in general else f"{field}: {message}"
+        for field, messages in shaped.items()
+        for message in messages
+    ]
+    failed = McpResponse.error("\n".join(lines) or "Invalid arguments.")
+    return dataclasses.replace(failed, structured_content={"errors": shaped})
+
+
+def validation_errors(exc: Any) -> dict[str, list[str]]:
+    """Return a Django ``ValidationError``'s messages by field (``__all__`` for the others)."""
     if hasattr(exc, "error_dict"):
-        return errors_text(exc.message_dict, general=("__all__",))
-    return "\n".join(" ".join(str(message).split()) for message in exc.messages) or "Invalid arguments."
+        return {field: list(messages) for field, messages in exc.message_dict.items()}
+    return {"__all__": list(exc.messages)}

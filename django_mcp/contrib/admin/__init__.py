@@ -20,13 +20,24 @@ The admin's code runs in-process as the MCP caller, with its rules:
   tool.
 * Every lookup goes through ``get_queryset()`` (and ``get_search_results()``
   for ``search``): a row outside it answers exactly like a missing one.
+* Each action uses the form the admin itself would: ``add`` the add
+  view's (``get_form(request, None, change=False)``), ``get``, ``list`` and
+  ``change`` the change view's (``get_form(request, obj, change=True)``,
+  ``get_fieldsets()``, ``get_readonly_fields()``), so an admin whose add
+  and change forms differ (``UserAdmin``) is served as its pages are.
 * Writes use ``get_form()``, ``save_model()``, ``save_related()`` and
-  ``delete_model()`` (an action, its own function) in a transaction, and
-  add a ``LogEntry`` under the caller.
+  ``delete_model()`` (an action, its own function) in a transaction that
+  also builds and checks the answer: a write whose answer fails is rolled
+  back, and a committed write is answered as a success. ``change`` is a
+  partial update: fields the caller leaves out keep their stored values,
+  unvalidated and unwritten.
 * Results show ``id`` and the change page's model fields, never a field
-  the admin's form leaves out.
+  the admin's form leaves out, and never a secret
+  (``django_mcp.contrib.secrets``: password hashes, token keys, client
+  secrets, ``MCP_HIDDEN_FIELDS`` and ``hidden_fields``).
 
-See ``docs/contrib.md``.
+``AdminSiteTools()`` (``django_mcp.contrib.admin.site``) gives the tools of
+every ModelAdmin of a site at once. See ``docs/contrib.md``.
 """
 
 from __future__ import annotations
@@ -50,7 +61,7 @@ from django_mcp.contrib._calls import (
     pk_type,
     tool_name,
 )
-from django_mcp.contrib.admin._forms import input_type, model_fields, output_type
+from django_mcp.contrib.admin._forms import input_type, model_fields, output_type, writes
 from django_mcp.contrib.admin._tools import (
     AdminActionTool,
     AdminAddTool,
@@ -60,7 +71,11 @@ from django_mcp.contrib.admin._tools import (
     AdminListTool,
     AdminTool,
     action_parts,
+    id_type,
+    maps_pk,
 )
+from django_mcp.contrib.secrets import hidden_fields as secret_fields
+from django_mcp.contrib.secrets import is_secret_form_field
 from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema
 from django_mcp.server.primitives import Tool, ToolAnnotations
@@ -89,17 +104,20 @@ def ModelAdminTools(  # noqa: N802 - spelled like the classes it returns
     actions: Iterable[str] = ("list", "get"),
     site: admin.AdminSite | None = None,
     model: type[models.Model] | None = None,
+    hidden_fields: Iterable[str] = (),
 ) -> tuple[type[Tool[Any, Any]], ...]:
     """Return tools running ``actions`` of the ModelAdmin ``admin_class``.
 
     The instance registered on ``site`` (default ``django.contrib.admin.site``)
     is used; ``model`` picks one when the class is registered for several
     models, or names the model to instantiate the class for when it is not
-    registered.
+    registered. ``hidden_fields`` names model fields no result shows, besides
+    the credentials always hidden (``django_mcp.contrib.secrets``).
 
     Raises:
-        ImproperlyConfigured: the admin cannot be found, or an action is
-            unknown.
+        ImproperlyConfigured: the admin cannot be found, an action is
+            unknown, its forms cannot be built, or its primary key is a
+            secret.
     """
     site = admin.site if site is None else site
     model_admin = _model_admin(admin_class, site, model)
@@ -112,7 +130,11 @@ def ModelAdminTools(  # noqa: N802 - spelled like the classes it returns
     names = tuple(actions)
     if len(set(names)) != len(names):
         raise ImproperlyConfigured(f"ModelAdminTools({admin_class.__qualname__}): an action is listed twice")
-    factory = _Factory(model_admin, admin_class, prefix)
+    if isinstance(hidden_fields, str):
+        raise ImproperlyConfigured(
+            f"ModelAdminTools({admin_class.__qualname__}): hidden_fields must be a tuple of names, not a string"
+        )
+    factory = _Factory(model_admin, admin_class, prefix, frozenset(hidden_fields))
     return tuple(factory.tool(action) for action in names)
 
 
@@ -139,21 +161,50 @@ def _model_admin(
     )
 
 
-def _schema_request() -> Any:
-    """Return the request forms are built with for the published schemas.
+class _EveryPermission:
+    """The user the published schemas are built for: one holding every permission.
 
-    Schemas are the same for every caller, so they are built for an
-    anonymous one: an admin whose form depends on the user publishes its
-    anonymous form, and the caller's own form still validates each call.
+    Schemas are the same for every caller, so they show the richest form:
+    the change form of a user without the change permission has no fields
+    at all (``ModelAdmin.get_form()``). Each call still validates with the
+    caller's own form, which refuses the fields it lacks.
     """
+
+    pk = id = None
+    is_active = is_staff = is_superuser = is_authenticated = True
+    is_anonymous = False
+
+    def get_username(self) -> str:
+        """Return no name: this user is nobody."""
+        return ""
+
+    def has_perm(self, perm: str, obj: Any = None) -> bool:
+        """Return True: every permission."""
+        return True
+
+    def has_perms(self, perm_list: Any, obj: Any = None) -> bool:
+        """Return True: every permission."""
+        return True
+
+    def has_module_perms(self, app_label: str) -> bool:
+        """Return True: every app."""
+        return True
+
+
+def _schema_request() -> Any:
+    """Return the request forms are built with for the published schemas."""
     request = McpRequest(method="tools/list", params={}, meta={}, protocol_version="", client_capabilities={})
-    return inner_request(request, "GET")
+    inner = inner_request(request, "GET")
+    inner.user = _EveryPermission()
+    return inner
 
 
 class _Factory:
     """Build the tool classes of one ModelAdmin."""
 
-    def __init__(self, model_admin: admin.ModelAdmin[Any], admin_class: type[Any], prefix: str) -> None:
+    def __init__(
+        self, model_admin: admin.ModelAdmin[Any], admin_class: type[Any], prefix: str, hidden: frozenset[str]
+    ) -> None:
         self.model_admin = model_admin
         self.model = model_admin.model
         self.opts = self.model._meta
@@ -161,8 +212,34 @@ class _Factory:
         self.label = f"ModelAdminTools({admin_class.__qualname__})"
         self.prefix = prefix
         request = _schema_request()
-        self.form = model_admin.get_form(request, None, change=False)
-        self.fields = model_fields(self.model, model_admin.get_fields(request, None))
+        # The change view's shape is asked with an unsaved object: admins
+        # test ``obj is None`` (UserAdmin's fieldsets, django-oauth-toolkit's
+        # hidden token) to tell the add view from the change view.
+        blank = self.model()
+        try:
+            self.add_form = model_admin.get_form(request, None, change=False)
+            self.change_form = model_admin.get_form(request, blank, change=True)
+            shown = model_admin.get_fields(request, blank)
+        except Exception as exc:  # the admin's own code, any failure
+            raise ImproperlyConfigured(
+                f"{self.label}: cannot build the admin's forms to publish its tools' schemas "
+                f"({type(exc).__name__}: {exc}); exclude it or pass model=..."
+            ) from exc
+        # What the forms treat as secrets (password inputs and hashes) is
+        # hidden in results too, whoever calls.
+        self.hidden = hidden | {
+            name
+            for form in (self.add_form, self.change_form)
+            for name, field in form.base_fields.items()
+            if is_secret_form_field(field)
+        }
+        self.secrets = secret_fields(self.model, self.hidden)
+        if self.opts.pk.name in self.secrets and not maps_pk(self.model):
+            raise ImproperlyConfigured(
+                f"{self.label}: the primary key of {self.opts.label} ({self.opts.pk.name}) is a secret, "
+                "and every answer names its object by it; publish a proxy whose pk is not"
+            )
+        self.fields = [field for field in model_fields(self.model, shown) if field.name not in self.secrets]
 
     def tool(self, action: Any) -> type[Tool[Any, Any]]:
         """Return the tool class for ``action``."""
@@ -171,6 +248,7 @@ class _Factory:
         name = tool_name(self.prefix, action)
         cls = class_name(name)
         verbose, plural = str(self.opts.verbose_name), str(self.opts.verbose_name_plural)
+        some = f"{article(verbose)} {verbose}"
         item = self._output(f"{cls}Result")
         attrs: dict[str, Any]
         if action == "list":
@@ -201,24 +279,26 @@ class _Factory:
             base = AdminAddTool
             attrs = {
                 "title": f"Add {verbose}",
-                "description": f"Add a {verbose} through its admin form.",
-                "input": self._schema(f"{cls}Input", self._form_fields(partial=False)),
+                "description": f"Add {some} through its admin form.",
+                "input": self._schema(f"{cls}Input", self._form_fields(self.add_form, partial=False)),
                 "output": item,
             }
         elif action == "change":
             base = AdminChangeTool
             attrs = {
                 "title": f"Change {verbose}",
-                "description": f"Change a {verbose} through its admin form: give its ID and only the "
+                "description": f"Change {some} through its admin form: give its ID and only the "
                 "fields to change; the others keep their values.",
-                "input": self._schema(f"{cls}Input", [self._id(), *self._form_fields(partial=True)]),
+                "input": self._schema(
+                    f"{cls}Input", [self._id(), *self._form_fields(self.change_form, partial=True)]
+                ),
                 "output": item,
             }
         elif action == "delete":
             base = AdminDeleteTool
             attrs = {
                 "title": f"Delete {verbose}",
-                "description": f"Delete a {verbose} by its ID, with what the admin deletes along with it.",
+                "description": f"Delete {some} by its ID, with what the admin deletes along with it.",
                 "input": self._schema(f"{cls}Input", [self._id()]),
             }
         else:
@@ -227,6 +307,7 @@ class _Factory:
         attrs.update(
             name=name,
             model_admin=self.model_admin,
+            hidden=self.hidden,
             __module__=self.module,
             __qualname__=cls,
             __doc__=attrs["description"],
@@ -253,15 +334,15 @@ class _Factory:
         }
 
     def _id(self) -> tuple[str, Any, Any]:
-        return ("id", pk_type(self.model), REQUIRED)
+        return ("id", id_type(self.model), REQUIRED)
 
-    def _form_fields(self, *, partial: bool) -> list[tuple[str, Any, Any]]:
+    def _form_fields(self, form_class: Any, *, partial: bool) -> list[tuple[str, Any, Any]]:
         fields = []
-        form = self.form()
-        for name, field in self.form.base_fields.items():
-            kind = input_type(field)
-            if kind is None or (partial and name == "id"):
+        form = form_class()
+        for name, field in form_class.base_fields.items():
+            if not writes(field) or (partial and name == "id"):
                 continue
+            kind = input_type(field, secret=name in self.secrets)
             if partial:
                 default: Any = msgspec.UNSET
                 kind = kind | msgspec.UnsetType
@@ -275,14 +356,28 @@ class _Factory:
 
     def _output(self, name: str) -> type[Schema]:
         verbose = str(self.opts.verbose_name)
-        fields: list[tuple[str, Any, Any]] = [("id", pk_type(self.model), REQUIRED)]
+        fields: list[tuple[str, Any, Any]] = [("id", id_type(self.model), REQUIRED)]
         fields += [(field.name, output_type(field), None) for field in self.fields if field.name != "id"]
+        # Open: the change page's fields may depend on the object and the
+        # caller (get_fieldsets(request, obj)); these are an anonymous
+        # caller's on a new object, each optional.
         return build_schema(
-            name, module=self.module, doc=f"A {verbose} as the admin shows it.", fields=fields
+            name, module=self.module, doc=f"A {verbose} as the admin shows it.", fields=fields, closed=False
         )
 
     def _schema(self, name: str, fields: list[tuple[str, Any, Any]]) -> type[Schema]:
         return build_schema(name, module=self.module, doc=None, fields=fields)
+
+
+def article(noun: str) -> str:
+    """Return "a" or "an" for ``noun`` as it is spoken ("an order", "a user", "an update")."""
+    word = noun.lower()
+    if word[:1] in ("a", "e", "i", "o"):
+        return "an"
+    # "u" sounds like "you" before a consonant and a vowel ("user", "unit").
+    if word[:1] == "u" and not (len(word) > 2 and word[1] not in "aeiou" and word[2] in "aeiouy"):
+        return "an"
+    return "a"
 
 
 def _min_one(kind: Any) -> Any:

@@ -35,19 +35,32 @@ from django.utils.translation import gettext
 
 from django_mcp.contrib._calls import json_value, list_of, literal, pk_type
 
-__all__ = ["form_data", "input_type", "model_fields", "output_type", "render"]
+__all__ = ["form_data", "input_type", "model_fields", "output_type", "render", "writes"]
 
 # Django's admin (ModelAdmin.formfield_for_manytomany) adds this to help texts.
 _SELECT_MANY = "Hold down “Control”, or “Command” on a Mac, to select more than one."
 
 
-def input_type(field: forms.Field) -> Any:
-    """Return the argument type of a form field, or None when it cannot be sent."""
-    if isinstance(field, forms.FileField):
-        return None
+def writes(field: forms.Field) -> bool:
+    """Return whether a caller can send a value for ``field``.
+
+    Not a file (no upload over MCP), not a disabled field (the form keeps
+    its initial value whatever is posted, as ``ReadOnlyPasswordHashField``).
+    """
+    return not (field.disabled or isinstance(field, forms.FileField))
+
+
+def input_type(field: forms.Field, *, secret: bool = False) -> Any:
+    """Return the argument type of a form field a caller can send (``writes``).
+
+    A password input, or a ``secret`` field, is ``"writeOnly": true``: its
+    value is never shown back, and the audit trail redacts it.
+    """
     base = _base_type(field)
     kind = base if field.required else base | None
     meta = _meta(field)
+    if secret or isinstance(field.widget, forms.PasswordInput):
+        meta["extra_json_schema"] = {"writeOnly": True}
     return Annotated[kind, msgspec.Meta(**meta)] if meta else kind
 
 

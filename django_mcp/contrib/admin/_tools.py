@@ -15,19 +15,33 @@ caller (``django_mcp.contrib._calls.inner_request``):
   ``save_model()``, ``save_related()``, ``delete_model()`` or the action's
   own function, in one transaction, each logged with ``log_addition()``,
   ``log_change()`` or ``log_deletions()`` under the caller (the object's
-  History page shows it). Messages the admin code sends with
+  History page shows it). The answer is built and checked against the
+  tool's output schema inside that transaction: what fails before the
+  answer rolls the write back. Messages the admin code sends with
   ``message_user()`` become the result's text.
+* ``change`` is a partial update: the change form is validated with the
+  stored values of the fields the caller left out, those fields are not
+  required, and their stored values are put back before saving (a form
+  round trip may lose precision, such as a date's microseconds); nothing
+  is saved or logged when no sent field differs from its stored value.
+* secrets: results leave out ``django_mcp.contrib.secrets``'s hidden
+  fields; a password sent for an ``AbstractBaseUser``'s own ``password``
+  field (a plain form that does not hash it) is hashed with
+  ``set_password()``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import logging
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
+
+import msgspec
 
 from django.contrib.admin import ModelAdmin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.messages.storage.base import BaseStorage, Message
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db import models, router, transaction
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse, QueryDict
@@ -37,14 +51,16 @@ from django.utils.text import capfirst
 from django_mcp.contrib._calls import (
     Page,
     bad_cursor,
-    errors_text,
+    field_errors,
     inner_request,
     read_page,
+    pk_type,
     schema_values,
-    validation_text,
+    validation_errors,
     with_next_cursor,
 )
-from django_mcp.contrib.admin._forms import form_data, model_fields, render
+from django_mcp.contrib.admin._forms import form_data, model_fields, render, writes
+from django_mcp.contrib.secrets import hidden_fields, stores_password
 from django_mcp.exceptions import InvalidParams
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
@@ -59,9 +75,26 @@ __all__ = [
     "AdminListTool",
     "AdminTool",
     "action_parts",
+    "id_type",
+    "maps_pk",
 ]
 
+logger = logging.getLogger(__name__)
+
 _DENIED = "You do not have permission to do this."
+
+
+def maps_pk(model: type[models.Model]) -> bool:
+    """Return whether ``model`` redefines ``pk`` (DRF's ``TokenProxy``: the user's ID, not the key)."""
+    for cls in model.__mro__:
+        if "pk" in cls.__dict__:
+            return cls is not models.Model
+    return False
+
+
+def id_type(model: type[models.Model]) -> Any:
+    """Return the JSON type of the ``id`` the admin names ``model``'s objects by."""
+    return int | str if maps_pk(model) else pk_type(model)
 
 
 def action_parts(action: Any) -> tuple[Callable[..., Any], str, str]:
@@ -95,6 +128,9 @@ class AdminTool(Tool):
 
     #: The ModelAdmin instance whose code runs.
     model_admin: ClassVar[ModelAdmin[Any]]
+    #: Fields no result shows besides the credentials always hidden
+    #: (``hidden_fields=`` and the forms' password fields).
+    hidden: ClassVar[frozenset[str]] = frozenset()
     # What the system checks require installed (django_mcp.E026).
     _mcp_requires_app: ClassVar[str] = "django.contrib.admin"
     #: The HTTP method of the inner request.
@@ -130,7 +166,7 @@ class AdminTool(Tool):
             return McpResponse.error("Not found.")
         except ValidationError as exc:
             # Raised by save_model() & co.: the transaction is rolled back.
-            return McpResponse.error(validation_text(exc))
+            return field_errors(validation_errors(exc))
 
     def run(self, inner: Any, arguments: dict[str, Any], request: McpRequest) -> McpResponse:
         """Return the result of the action."""
@@ -152,9 +188,23 @@ class AdminTool(Tool):
         """Return the object through the admin's ``get_queryset()``, or None."""
         return self.model_admin.get_object(inner, str(object_id))
 
-    def shown(self, inner: Any, obj: models.Model | None) -> list[Any]:
-        """Return the model fields of the change page for ``obj``."""
-        return model_fields(self.model, self.model_admin.get_fields(inner, obj))
+    def shown(self, inner: Any, obj: models.Model) -> list[Any]:
+        """Return the model fields of ``obj``'s change page a result may show (no secret)."""
+        secrets = hidden_fields(self.model, self.hidden)
+        fields = model_fields(self.model, self.model_admin.get_fields(inner, obj))
+        return [field for field in fields if field.name not in secrets]
+
+    def answer(self, obj: models.Model, fields: list[Any]) -> McpResponse:
+        """Return ``obj`` as the result, checked against the tool's output schema.
+
+        Raises:
+            msgspec.ValidationError: the result does not fit the schema (a
+                write in progress is then rolled back by its transaction).
+        """
+        value = render(obj, fields)
+        if self.output is not None:
+            msgspec.convert(value, self.output, strict=True)
+        return McpResponse.structured(value)
 
     def atomic(self) -> Any:
         """Return the transaction every write runs in."""
@@ -185,7 +235,9 @@ class AdminListTool(AdminTool):
                 # What the change list does: one row per object, whatever the joins.
                 found = admin.get_queryset(inner).filter(Exists(found.filter(pk=OuterRef("pk"))))
             queryset = found
-        fields = self.shown(inner, None)
+        # The change view's fields (UserAdmin's, not its add form's), asked
+        # once for the page with a new object as the tools' schemas are.
+        fields = self.shown(inner, self.model())
         queryset = self._related(inner, queryset, fields)
         queryset = queryset.order_by(*self._ordering(inner))
         return self._page(queryset, page, fields)
@@ -227,7 +279,7 @@ class AdminGetTool(AdminTool):
             return self.not_found(arguments["id"])
         if not self.model_admin.has_view_or_change_permission(inner, obj):
             raise PermissionDenied
-        return McpResponse.structured(render(obj, self.shown(inner, obj)))
+        return self.answer(obj, self.shown(inner, obj))
 
 
 class _FormTool(AdminTool):
@@ -235,24 +287,39 @@ class _FormTool(AdminTool):
 
     http_method = "POST"
     adding: ClassVar[bool] = False
+    idempotency_keys = True
 
     def save(self, inner: Any, obj: models.Model | None, given: dict[str, Any]) -> McpResponse:
         """Validate ``given`` with the admin's form and save it as the admin does."""
         admin = self.model_admin
         change = not self.adding
         form_class = admin.get_form(inner, obj, change=change)
-        refused = sorted(set(given) - set(form_class.base_fields))
+        fields = form_class.base_fields
+        refused = sorted(name for name in given if name not in fields or not writes(fields[name]))
         if refused:
-            return McpResponse.error("\n".join(f"{name}: you may not set this field." for name in refused))
+            return field_errors({name: ["You may not set this field."] for name in refused})
         data = form_data(form_class(instance=obj), given)
         # Load the (empty) body first: reading FILES later would parse it
         # again and replace the POST data set here.
         inner.FILES  # noqa: B018
         inner.POST = data
         form: Any = form_class(inner.POST, inner.FILES, instance=obj)
+        stored = _stored(obj) if obj is not None else {}
+        if change:
+            for name, field in form.fields.items():
+                if name not in given:
+                    field.required = False
         with self.atomic():
             if not form.is_valid():
-                return McpResponse.error(errors_text(form.errors, general=("__all__",)))
+                return field_errors(form.errors)
+            if obj is not None:
+                changed = self._keep_unsent(form, obj, stored, given)
+                if not changed:
+                    return self.answer(obj, self.shown(inner, obj))
+                # What the LogEntry names: the fields that really changed.
+                form.__dict__["changed_data"] = changed
+            if "password" in given and stores_password(self.model) and _plain_password(fields):
+                form.instance.set_password(given["password"])
             saved = admin.save_form(inner, form, change=change)
             admin.save_model(inner, saved, form, change)
             admin.save_related(inner, form, [], change)
@@ -261,7 +328,59 @@ class _FormTool(AdminTool):
                 admin.log_addition(inner, saved, message)
             else:
                 admin.log_change(inner, saved, message)
-        return McpResponse.structured(render(saved, self.shown(inner, saved)))
+            try:
+                return self.answer(saved, self.shown(inner, saved))
+            except msgspec.ValidationError:
+                transaction.set_rollback(True, using=router.db_for_write(self.model))
+                logger.exception("%s: the saved object does not fit the tool's output schema", self.name)
+                return McpResponse.error(
+                    "Nothing was saved: the result did not match this tool's output schema "
+                    "(the server log says why)."
+                )
+
+    def _keep_unsent(
+        self, form: Any, obj: models.Model, stored: Mapping[str, Any], given: Mapping[str, Any]
+    ) -> list[str]:
+        """Put back the stored values of fields not sent; return the sent fields that change."""
+        opts = self.model._meta
+        instance = form.instance
+        changed = []
+        for name in form.fields:
+            try:
+                field: Any = opts.get_field(name)
+            except FieldDoesNotExist:  # a form-only field (a password pair)
+                if name in given:
+                    changed.append(name)
+                continue
+            if field.many_to_many:
+                if name not in given:
+                    # save_m2m() writes only what cleaned_data holds.
+                    form.cleaned_data.pop(name, None)
+                elif {item.pk for item in form.cleaned_data.get(name) or ()} != set(
+                    getattr(obj, name).values_list("pk", flat=True)
+                ):
+                    changed.append(name)
+            elif field.concrete:
+                if name not in given:
+                    setattr(instance, field.attname, stored[field.attname])
+                elif getattr(instance, field.attname) != stored[field.attname]:
+                    changed.append(name)
+        return changed
+
+
+def _stored(obj: models.Model) -> dict[str, Any]:
+    """Return ``obj``'s concrete field values by attribute name, before a form touches them."""
+    return {field.attname: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
+
+
+def _plain_password(fields: Mapping[str, Any]) -> bool:
+    """Return whether the form's ``password`` field takes a raw value it does not hash.
+
+    ``UserAdmin``'s forms hash through ``set_password()`` themselves (the
+    add form's password pair) or show the hash read-only.
+    """
+    field = fields.get("password")
+    return field is not None and writes(field)
 
 
 class AdminAddTool(_FormTool):
@@ -302,6 +421,7 @@ class AdminDeleteTool(AdminTool):
     """Delete a row as the admin's delete page does."""
 
     http_method = "POST"
+    idempotency_keys = True
 
     def allowed(self, inner: Any) -> bool:
         """Return whether the caller may delete objects."""
@@ -349,6 +469,7 @@ class AdminActionTool(AdminTool):
     """Run one of the admin's actions on the selected rows."""
 
     http_method = "POST"
+    idempotency_keys = True
     #: The action's name in ``get_actions()``.
     action_name: ClassVar[str]
 

@@ -27,7 +27,11 @@ authenticators recognises the caller's own credentials):
 * Writes go through the action (``perform_create()``, ``perform_update()``,
   ``perform_destroy()``, an ``@action``'s method) in a transaction.
 * Error responses (validation, not found, permission denied, throttled)
-  become ``isError`` results naming each field and message.
+  become ``isError`` results naming each field and message, also as
+  ``structuredContent`` ``{"errors": {"field": ["message"]}}``.
+* Secrets stay home: credential fields (``django_mcp.contrib.secrets``),
+  password inputs and ``hidden_fields`` never appear in a result;
+  ``write_only`` fields are ``"writeOnly": true`` arguments.
 
 Django REST framework is the ``drf`` extra
 (``pip install 'django-mcp-toolkit[drf]'``); this module imports it only
@@ -55,8 +59,13 @@ def ViewSetTools(  # noqa: N802 - spelled like the classes it returns
     *,
     prefix: str | None = None,
     actions: Iterable[str] = ("list", "retrieve"),
+    hidden_fields: Iterable[str] = (),
 ) -> tuple[type[Tool[Any, Any]], ...]:
     """Return tools running ``actions`` of the DRF ViewSet ``viewset_class``.
+
+    ``hidden_fields`` names fields no result shows, besides the credentials
+    always hidden (``django_mcp.contrib.secrets``) and the serializer's
+    password inputs; sent, they are ``"writeOnly": true`` arguments.
 
     Raises:
         ImproperlyConfigured: Django REST framework is not installed, the
@@ -66,4 +75,4 @@ def ViewSetTools(  # noqa: N802 - spelled like the classes it returns
         raise ImproperlyConfigured(f"ViewSetTools() needs Django REST framework: {INSTALL_HINT}")
     from django_mcp.contrib.drf._factory import build
 
-    return build(viewset_class, prefix=prefix, actions=actions)
+    return build(viewset_class, prefix=prefix, actions=actions, hidden_fields=hidden_fields)

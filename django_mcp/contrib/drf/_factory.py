@@ -22,7 +22,8 @@ from django_mcp.contrib._calls import (
     pk_type,
     tool_name,
 )
-from django_mcp.contrib.drf._serializers import input_type, output_type, readable, writable
+from django_mcp.contrib.drf._serializers import input_type, is_secret, output_type, readable, writable
+from django_mcp.contrib.secrets import hidden_fields
 from django_mcp.contrib.drf._tools import McpPagination, ViewSetTool
 from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema
@@ -68,7 +69,9 @@ _DESCRIPTIONS = {
 _BODY_METHODS = ("post", "put", "patch")
 
 
-def build(viewset: Any, *, prefix: str | None, actions: Iterable[str]) -> tuple[type[Tool[Any, Any]], ...]:
+def build(
+    viewset: Any, *, prefix: str | None, actions: Iterable[str], hidden_fields: Iterable[str] = ()
+) -> tuple[type[Tool[Any, Any]], ...]:
     """Return the tools of ``actions`` of ``viewset`` (see ``ViewSetTools``)."""
     label = f"ViewSetTools({getattr(viewset, '__qualname__', repr(viewset))})"
     if not (isinstance(viewset, type) and issubclass(viewset, ViewSetMixin)):
@@ -78,7 +81,9 @@ def build(viewset: Any, *, prefix: str | None, actions: Iterable[str]) -> tuple[
     names = tuple(actions)
     if len(set(names)) != len(names):
         raise ImproperlyConfigured(f"{label}: an action is listed twice")
-    factory = _Factory(viewset, prefix, label)
+    if isinstance(hidden_fields, str):
+        raise ImproperlyConfigured(f"{label}: hidden_fields must be a tuple of names, not a string")
+    factory = _Factory(viewset, prefix, label, frozenset(hidden_fields))
     return tuple(factory.tool(action) for action in names)
 
 
@@ -92,9 +97,10 @@ def _model_of(viewset: Any) -> type[models.Model] | None:
 
 
 class _Factory:
-    def __init__(self, viewset: Any, prefix: str | None, label: str) -> None:
+    def __init__(self, viewset: Any, prefix: str | None, label: str, hidden: frozenset[str]) -> None:
         self.viewset = viewset
         self.label = label
+        self.hidden = hidden
         self.model = _model_of(viewset)
         if prefix is None:
             if self.model is None:
@@ -150,6 +156,7 @@ class _Factory:
         cls = class_name(name)
         paged = action == "list"
         serializer = self._serializer(initkwargs, method, handler)
+        secrets = self._secrets(serializer)
         view_kwargs = dict(initkwargs)
         if paged and hasattr(self.viewset, "pagination_class"):
             view_kwargs["pagination_class"] = McpPagination
@@ -161,8 +168,8 @@ class _Factory:
             "__module__": self.module,
             "__qualname__": cls,
             "annotations": _ANNOTATIONS[method],
-            "input": self._input(f"{cls}Input", action, method, serializer, detail=detail),
-            "output": self._output(cls, action, serializer),
+            "input": self._input(f"{cls}Input", action, method, serializer, secrets, detail=detail),
+            "output": self._output(cls, action, serializer, secrets),
             "viewset": self.viewset,
             "action": handler,
             "http_method": method.upper(),
@@ -172,8 +179,16 @@ class _Factory:
             "lookup": getattr(self.viewset, "lookup_url_kwarg", None) or self._lookup_field(),
             "paged": paged,
             "db_model": self.model,
+            "hidden": secrets,
+            "idempotency_keys": method != "get",
         }
         return type(cls, (ViewSetTool,), attrs)
+
+    def _secrets(self, serializer: Any) -> frozenset[str]:
+        """Return the serializer's fields no result shows (``django_mcp.contrib.secrets``)."""
+        model_secrets = hidden_fields(self.model, self.hidden) if self.model is not None else self.hidden
+        fields = getattr(serializer, "fields", {}) if serializer is not None else {}
+        return self.hidden | {name for name, field in fields.items() if is_secret(field, model_secrets)}
 
     def _searched(self) -> str:
         backends = getattr(self.viewset, "filter_backends", ()) or ()
@@ -221,7 +236,9 @@ class _Factory:
         described = msgspec.Meta(description=f"The {self.verbose}'s {'ID' if lookup == 'pk' else lookup}.")
         return ("id", Annotated[kind, described], REQUIRED)
 
-    def _input(self, name: str, action: str, method: str, serializer: Any, *, detail: bool) -> type[Schema]:
+    def _input(
+        self, name: str, action: str, method: str, serializer: Any, secrets: frozenset[str], *, detail: bool
+    ) -> type[Schema]:
         fields: list[tuple[str, Any, Any]] = []
         if action == "list":
             fields += page_fields(search=bool(self._searched()))
@@ -230,7 +247,7 @@ class _Factory:
         if method in _BODY_METHODS and serializer is not None:
             partial = method == "patch"
             for field_name, field in writable(serializer):
-                kind = input_type(field)
+                kind = input_type(field, secret=field_name in secrets)
                 if kind is None or (detail and field_name == "id"):
                     continue
                 if field.required and not partial:
@@ -239,14 +256,18 @@ class _Factory:
                     fields.append((field_name, kind | msgspec.UnsetType, msgspec.UNSET))
         return build_schema(name, module=self.module, doc=None, fields=fields)
 
-    def _output(self, cls: str, action: str, serializer: Any) -> type[Schema] | None:
+    def _output(self, cls: str, action: str, serializer: Any, secrets: frozenset[str]) -> type[Schema] | None:
         if serializer is None or action not in ("list", "retrieve", "create", "update", "partial_update"):
             return None
         item = build_schema(
             f"{cls}Result",
             module=self.module,
             doc=f"A {self.verbose} as the API shows it.",
-            fields=[(field_name, output_type(field), None) for field_name, field in readable(serializer)],
+            fields=[
+                (field_name, output_type(field), None)
+                for field_name, field in readable(serializer)
+                if field_name not in secrets
+            ],
             closed=False,
         )
         if action != "list":

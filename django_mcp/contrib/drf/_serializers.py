@@ -25,7 +25,7 @@ from rest_framework import relations, serializers
 
 from django_mcp.contrib._calls import list_of, literal, pk_type
 
-__all__ = ["input_type", "output_type", "readable", "writable"]
+__all__ = ["input_type", "is_secret", "output_type", "readable", "writable"]
 
 
 def writable(serializer: serializers.BaseSerializer[Any]) -> list[tuple[str, Any]]:
@@ -44,8 +44,20 @@ def readable(serializer: serializers.BaseSerializer[Any]) -> list[tuple[str, Any
     return [(name, field) for name, field in fields.items() if not field.write_only]
 
 
-def input_type(field: f.Field[Any, Any, Any, Any]) -> Any:
-    """Return the argument type of a writable field, or None when it cannot be sent."""
+def is_secret(field: Any, model_secrets: frozenset[str]) -> bool:
+    """Return whether a serializer field holds a secret: a password input or a secret model field."""
+    if getattr(field, "style", {}).get("input_type") == "password":
+        return True
+    source = str(getattr(field, "source", "") or getattr(field, "field_name", ""))
+    return source.split(".")[0] in model_secrets
+
+
+def input_type(field: f.Field[Any, Any, Any, Any], *, secret: bool = False) -> Any:
+    """Return the argument type of a writable field, or None when it cannot be sent.
+
+    A ``write_only`` or ``secret`` field is ``"writeOnly": true``: its value
+    is never shown back, and the audit trail redacts it.
+    """
     if isinstance(field, f.FileField):
         return None
     kind = _input_base(field)
@@ -56,6 +68,8 @@ def input_type(field: f.Field[Any, Any, Any, Any]) -> Any:
         meta["title"] = str(field.label)
     if field.help_text:
         meta["description"] = " ".join(str(field.help_text).split())
+    if secret or field.write_only:
+        meta["extra_json_schema"] = {"writeOnly": True}
     return Annotated[kind, msgspec.Meta(**meta)] if meta else kind
 
 

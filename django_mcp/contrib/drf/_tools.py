@@ -29,8 +29,11 @@ server's signed cursors.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
+
+import msgspec
 
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, router, transaction
@@ -47,15 +50,19 @@ from django_mcp.contrib._calls import (
     inner_request,
     json_value,
     read_page,
+    field_errors,
     schema_values,
-    validation_text,
+    validation_errors,
 )
+from django_mcp.contrib.secrets import hidden_fields
 from django_mcp.exceptions import InvalidParams
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.server.primitives import Tool
 
 __all__ = ["McpPagination", "ViewSetTool", "errors_of"]
+
+logger = logging.getLogger(__name__)
 
 
 class McpPagination(BasePagination):  # type: ignore[misc]
@@ -99,6 +106,9 @@ class ViewSetTool(Tool):
     paged: ClassVar[bool] = False
     #: The ViewSet's model (which database writes go to), or None.
     db_model: ClassVar[Any] = None
+    #: Result keys never shown: the serializer's fields over secret model
+    #: fields or password inputs, and ``hidden_fields=``.
+    hidden: ClassVar[frozenset[str]] = frozenset()
 
     def authorize(self, request: McpRequest) -> bool:
         """Return whether the ViewSet's ``permission_classes`` let the caller in."""
@@ -174,15 +184,64 @@ class ViewSetTool(Tool):
             inner.mcp_page = page
         try:
             if self.http_method == "GET":
-                response = self.view_function(inner, **kwargs)
-            else:
-                database = DEFAULT_DB_ALIAS if self.db_model is None else router.db_for_write(self.db_model)
-                with transaction.atomic(using=database):
-                    response = self.view_function(inner, **kwargs)
+                return self.result(self.view_function(inner, **kwargs))
+            database = DEFAULT_DB_ALIAS if self.db_model is None else router.db_for_write(self.db_model)
+            # The answer is built and checked inside the transaction: a
+            # write whose answer fails is rolled back, and an error
+            # response leaves nothing behind.
+            with transaction.atomic(using=database):
+                result = self.result(self.view_function(inner, **kwargs))
+                if result.is_error:
+                    transaction.set_rollback(True, using=database)
+                return result
         except ValidationError as exc:
             # Model validation in perform_create() & co.: DRF leaves it to Django.
-            return McpResponse.error(validation_text(exc))
-        return _result(response)
+            return field_errors(validation_errors(exc))
+
+    def result(self, response: Any) -> McpResponse:
+        """Return the tool result of the view's response, secrets left out and checked.
+
+        A response that does not fit the output schema is an error result
+        (the write it answers is then rolled back).
+        """
+        status = getattr(response, "status_code", 500)
+        data = getattr(response, "data", None)
+        if status >= 400:
+            errors: dict[str, list[str]] = {}
+            for path, message in errors_of(data):
+                errors.setdefault(path or "detail", []).append(message)
+            return field_errors(errors or {"detail": [f"The request failed (HTTP {status})."]})
+        if data is None:
+            return McpResponse.text("Done." if status != 204 else "Deleted.")
+        value = json_value(data)
+        if not isinstance(value, dict):
+            return McpResponse.text(json.dumps(value))
+        value = self._without_secrets(value)
+        if self.output is not None:
+            try:
+                msgspec.convert(value, self.output, strict=True)
+            except msgspec.ValidationError:
+                logger.exception("%s: the response does not fit the tool's output schema", self.name)
+                return McpResponse.error(
+                    "The result did not match this tool's output schema (the server log says why); "
+                    "a write was not kept."
+                )
+        return McpResponse.structured(value)
+
+    def _without_secrets(self, value: dict[str, Any]) -> dict[str, Any]:
+        secrets = self.hidden
+        if self.db_model is not None:
+            secrets = secrets | hidden_fields(self.db_model)
+        if self.paged and isinstance(value.get("results"), list):
+            rows = [_drop(row, secrets) for row in value["results"]]
+            return {**value, "results": rows}
+        return _drop(value, secrets)
+
+
+def _drop(row: Any, names: frozenset[str]) -> Any:
+    if not isinstance(row, dict) or not names.intersection(row):
+        return row
+    return {key: item for key, item in row.items() if key not in names}
 
 
 def _urlencode(values: Mapping[str, str]) -> str:
@@ -193,25 +252,15 @@ def _urlencode(values: Mapping[str, str]) -> str:
     return query.urlencode()
 
 
-def _result(response: Any) -> McpResponse:
-    status = getattr(response, "status_code", 500)
-    data = getattr(response, "data", None)
-    if status >= 400:
-        return McpResponse.error("\n".join(errors_of(data)) or f"The request failed (HTTP {status}).")
-    if data is None:
-        return McpResponse.text("Done." if status != 204 else "Deleted.")
-    value = json_value(data)
-    if isinstance(value, dict):
-        return McpResponse.structured(value)
-    return McpResponse.text(json.dumps(value))
-
-
 #: Keys of errors that belong to no field (with DRF's NON_FIELD_ERRORS_KEY).
 _GENERAL = frozenset({"detail", "non_field_errors"})
 
 
-def errors_of(data: Any, path: str = "") -> Iterator[str]:
-    """Yield ``field: message`` for each error of a DRF error response's data."""
+def errors_of(data: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Yield ``(field path, message)`` for each error of a DRF error response's data.
+
+    The path is empty for an error of no field (``detail``, non-field errors).
+    """
     if isinstance(data, Mapping):
         # Read when used, so override_settings(REST_FRAMEWORK=...) applies.
         general = _GENERAL | {api_settings.NON_FIELD_ERRORS_KEY}
@@ -225,5 +274,4 @@ def errors_of(data: Any, path: str = "") -> Iterator[str]:
             where = f"{path}[{index}]" if isinstance(item, Mapping) else path
             yield from errors_of(item, where)
     elif data is not None:
-        text = " ".join(str(data).split())
-        yield f"{path}: {text}" if path else text
+        yield path, " ".join(str(data).split())
