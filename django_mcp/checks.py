@@ -59,6 +59,8 @@ Servers (``check_servers``):
 - ``W009`` a skill file is too large to be read within ``MCP_MAX_RESPONSE_SIZE``
 - ``W010`` a skill's frontmatter ``metadata`` uses the ``io.modelcontextprotocol/``
   prefix MCP extensions reserve
+- ``W014`` ``AdminSiteTools()`` left out a ModelAdmin whose tools it could
+  not build (its forms fail, or its primary key is a secret)
 
 Deployment (``manage.py check --deploy``):
 
@@ -81,6 +83,7 @@ import importlib.util
 import math
 import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -636,6 +639,25 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             messages += _check_skills(where, compiled)
     messages += _check_tasks(task_servers)
     return messages
+
+
+@register("django_mcp")
+def check_admin_site_tools(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Warn about each ModelAdmin ``AdminSiteTools()`` could not publish."""
+    # Read only where a project called it: importing it loads the admin.
+    site_tools = sys.modules.get("django_mcp.contrib.admin._site")
+    if site_tools is None:
+        return []
+    return [
+        CheckWarning(
+            f"AdminSiteTools() left out the {skipped.model} admin of the {skipped.site!r} site: "
+            f"{skipped.reason}",
+            hint=f"Pass exclude=({skipped.model!r},) to AdminSiteTools() to leave it out on purpose, or "
+            "publish it with ModelAdminTools(..., model=...) once its forms build.",
+            id="django_mcp.W014",
+        )
+        for skipped in site_tools.skipped_admins()
+    ]
 
 
 #: The apps django_mcp.contrib tool factories need installed.

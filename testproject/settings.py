@@ -48,6 +48,11 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # Their own admins are published through AdminSiteTools in the tests
+    # (tests/contrib/test_admin_site.py).
+    "django.contrib.sites",
+    "django.contrib.flatpages",
+    "django.contrib.redirects",
     "django_mcp",
     "testproject.demo",
     "testproject.conformance",
@@ -70,6 +75,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "testproject.urls"
+SITE_ID = 1
 ASGI_APPLICATION = "testproject.asgi.application"
 WSGI_APPLICATION = "testproject.wsgi.application"
 

@@ -50,14 +50,15 @@ def writes(field: forms.Field) -> bool:
     return not (field.disabled or isinstance(field, forms.FileField))
 
 
-def input_type(field: forms.Field, *, secret: bool = False) -> Any:
+def input_type(field: forms.Field, *, secret: bool = False, nullable: bool = False) -> Any:
     """Return the argument type of a form field a caller can send (``writes``).
 
     A password input, or a ``secret`` field, is ``"writeOnly": true``: its
-    value is never shown back, and the audit trail redacts it.
+    value is never shown back, and the audit trail redacts it. A field
+    that is not required, or ``nullable``, also takes ``null`` (empty).
     """
     base = _base_type(field)
-    kind = base if field.required else base | None
+    kind = base if field.required and not nullable else base | None
     meta = _meta(field)
     if secret or isinstance(field.widget, forms.PasswordInput):
         meta["extra_json_schema"] = {"writeOnly": True}
@@ -140,7 +141,12 @@ def _choices(field: forms.ChoiceField) -> Any:
             values.extend(option for option, _ in label)
         else:
             values.append(value)
+    # The blank option ("---------") is a value only where the field may be
+    # left empty; None stands for empty too.
+    blank = "" in values and not field.required
     values = [value for value in values if value not in ("", None)]
+    if blank:
+        values.append("")
     if not values or not all(
         isinstance(value, str | int) and not isinstance(value, bool) for value in values
     ):

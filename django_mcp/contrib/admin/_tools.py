@@ -368,6 +368,15 @@ class _FormTool(AdminTool):
         return changed
 
 
+def _empty(obj: models.Model, name: str) -> bool:
+    """Return whether ``obj``'s model field ``name`` holds no value (False for any other name)."""
+    try:
+        field: Any = obj._meta.get_field(name)
+    except FieldDoesNotExist:
+        return False
+    return bool(field.concrete) and getattr(obj, field.attname) in (None, "")
+
+
 def _stored(obj: models.Model) -> dict[str, Any]:
     """Return ``obj``'s concrete field values by attribute name, before a form touches them."""
     return {field.attname: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
@@ -414,7 +423,10 @@ class AdminChangeTool(_FormTool):
             return self.not_found(object_id)
         if not self.model_admin.has_change_permission(inner, obj):
             raise PermissionDenied
-        return self.save(inner, obj, arguments)
+        # null for a field the row leaves empty changes nothing: it is what
+        # ``get`` shows, even where the form would require a value.
+        sent = {name: value for name, value in arguments.items() if value is not None or not _empty(obj, name)}
+        return self.save(inner, obj, sent)
 
 
 class AdminDeleteTool(AdminTool):

@@ -32,27 +32,21 @@ clients of one project, not third-party MCP clients (use
 
 This module imports Django REST framework; it is imported only when
 ``MCP_AUTHENTICATION_BACKENDS`` names it. Without ``rest_framework.authtoken``
-in ``INSTALLED_APPS`` importing it raises ``ImportError`` (system check
-``django_mcp.E012``).
+in ``INSTALLED_APPS`` (DRF then declares ``Token`` abstract, with no table)
+every request it sees raises ``ImproperlyConfigured``.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
 from django_mcp.exceptions import AuthenticationFailed
 
 __all__ = ["AuthtokenAuthentication", "InvalidToken"]
-
-# DRF declares Token abstract, without a table or manager, when its app is
-# not installed (rest_framework/authtoken/models.py): fail on import, where
-# the system check and MCP_AUTHENTICATION_BACKENDS report it, not on the
-# first request.
-if Token._meta.abstract:
-    raise ImportError("'rest_framework.authtoken' is not in INSTALLED_APPS")
 
 
 class InvalidToken(AuthenticationFailed):
@@ -82,6 +76,8 @@ class AuthtokenAuthentication:
         Raises:
             InvalidToken: a malformed header, an unknown key or an inactive
                 user.
+            ImproperlyConfigured: the model has no table (DRF's ``Token``
+                without ``rest_framework.authtoken`` in ``INSTALLED_APPS``).
         """
         words = request.headers.get("Authorization", "").split()
         if not words or words[0].lower() != self.keyword.lower():
@@ -93,6 +89,12 @@ class AuthtokenAuthentication:
         key = words[1]
         if not key.isprintable():
             raise InvalidToken("Invalid token header. Token string should not contain invalid characters.")
+        if self.model._meta.abstract:
+            # DRF declares Token abstract, with no manager, when its app is
+            # not installed (rest_framework/authtoken/models.py).
+            raise ImproperlyConfigured(
+                f"{type(self).__name__} needs 'rest_framework.authtoken' in INSTALLED_APPS."
+            )
         try:
             token = self.model.objects.select_related("user").get(key=key)
         except self.model.DoesNotExist:
