@@ -23,7 +23,7 @@ from django_mcp.contrib._calls import (
     tool_name,
 )
 from django_mcp.contrib.drf._serializers import input_type, is_secret, output_type, readable, writable
-from django_mcp.contrib.secrets import hidden_fields
+from django_mcp.contrib.secrets import hidden_fields, stores_password
 from django_mcp.contrib.drf._tools import McpPagination, ViewSetTool
 from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema
@@ -180,9 +180,20 @@ class _Factory:
             "paged": paged,
             "db_model": self.model,
             "hidden": secrets,
+            "password_arguments": self._password_arguments(serializer),
             "idempotency_keys": method != "get",
         }
         return type(cls, (ViewSetTool,), attrs)
+
+    def _password_arguments(self, serializer: Any) -> frozenset[str]:
+        """Return the serializer's fields that write a user model's password hash."""
+        if self.model is None or not stores_password(self.model) or serializer is None:
+            return frozenset()
+        return frozenset(
+            name
+            for name, field in writable(serializer)
+            if str(getattr(field, "source", "") or name) == "password"
+        )
 
     def _secrets(self, serializer: Any) -> frozenset[str]:
         """Return the serializer's fields no result shows (``django_mcp.contrib.secrets``)."""

@@ -109,6 +109,9 @@ class ViewSetTool(Tool):
     #: Result keys never shown: the serializer's fields over secret model
     #: fields or password inputs, and ``hidden_fields=``.
     hidden: ClassVar[frozenset[str]] = frozenset()
+    #: Arguments a user model's ``password`` field is written from: a
+    #: serializer that stores them unhashed is refused (nothing is saved).
+    password_arguments: ClassVar[frozenset[str]] = frozenset()
 
     def authorize(self, request: McpRequest) -> bool:
         """Return whether the ViewSet's ``permission_classes`` let the caller in."""
@@ -191,12 +194,22 @@ class ViewSetTool(Tool):
             # response leaves nothing behind.
             with transaction.atomic(using=database):
                 result = self.result(self.view_function(inner, **kwargs))
+                if not result.is_error and self._stored_unhashed(body or {}):
+                    result = McpResponse.error(
+                        "Nothing was saved: this API stores passwords as they are sent instead of hashing "
+                        "them (its serializer should call set_password())."
+                    )
                 if result.is_error:
                     transaction.set_rollback(True, using=database)
                 return result
         except ValidationError as exc:
             # Model validation in perform_create() & co.: DRF leaves it to Django.
             return field_errors(validation_errors(exc))
+
+    def _stored_unhashed(self, sent: Mapping[str, Any]) -> bool:
+        """Return whether a password sent in ``sent`` now stands in the user table as sent."""
+        raw = [sent[name] for name in self.password_arguments if isinstance(sent.get(name), str) and sent[name]]
+        return bool(raw) and self.db_model._default_manager.filter(password__in=raw).exists()
 
     def result(self, response: Any) -> McpResponse:
         """Return the tool result of the view's response, secrets left out and checked.
