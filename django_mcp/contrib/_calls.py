@@ -305,7 +305,9 @@ def json_value(value: Any) -> Any:
 GENERAL_ERRORS: Final = frozenset({"__all__", "non_field_errors", "detail"})
 
 
-def field_errors(errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] = GENERAL_ERRORS) -> McpResponse:
+def field_errors(
+    errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] = GENERAL_ERRORS
+) -> McpResponse:
     """Return the ``isError`` result of a form's or serializer's errors.
 
     Its text has one line per message (``field: message``; a ``general``

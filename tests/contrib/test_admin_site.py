@@ -121,7 +121,9 @@ class Project:
             user=self.root, application=self.hashed_app, token="access-token-0123456789abcdef", expires=soon
         )
         self.refresh = RefreshToken.objects.create(
-            user=self.root, application=self.hashed_app, token="refresh-token-0123456789abcdef",
+            user=self.root,
+            application=self.hashed_app,
+            token="refresh-token-0123456789abcdef",
             access_token=self.access,
         )
         self.grant = Grant.objects.create(
@@ -180,7 +182,9 @@ def snapshot(obj: models.Model) -> dict[str, Any]:
     pk = obj._meta.pk
     # By the primary key field itself: TokenProxy's pk property is its user's ID.
     fresh = type(obj)._default_manager.get(**{pk.attname: getattr(obj, pk.attname)})
-    values: dict[str, Any] = {field.attname: getattr(fresh, field.attname) for field in fresh._meta.concrete_fields}
+    values: dict[str, Any] = {
+        field.attname: getattr(fresh, field.attname) for field in fresh._meta.concrete_fields
+    }
     for field in fresh._meta.many_to_many:
         values[field.name] = sorted(getattr(fresh, field.name).values_list("pk", flat=True))
     return values
@@ -364,7 +368,9 @@ def test_a_write_whose_answer_fails_its_check_is_rolled_back(
     before = snapshot(project.watcher)
     monkeypatch.setattr(admin_tools, "render", lambda obj, fields: {"id": "not a number"})
 
-    answer = call(project.client(project.root), "auth-user-change", {"id": project.watcher.pk, "email": "x@y.z"})
+    answer = call(
+        project.client(project.root), "auth-user-change", {"id": project.watcher.pk, "email": "x@y.z"}
+    )
 
     answer.assert_is_error()
     assert snapshot(project.watcher) == before

@@ -123,7 +123,9 @@ def test_no_result_shows_a_password_hash_or_a_token_key(root: User) -> None:
 def test_write_only_and_secret_fields_are_write_only_arguments_the_audit_redacts(root: User) -> None:
     client = McpTestClient(PeopleServer, root)
     schema = next(
-        tool["inputSchema"] for tool in async_to_sync(client.list_tools)().items if tool["name"] == "user-create"
+        tool["inputSchema"]
+        for tool in async_to_sync(client.list_tools)().items
+        if tool["name"] == "user-create"
     )
 
     created = call(client, "user-create", {"username": "ann", "password": "clear-text-pw-1", "pin": "4321"})
@@ -138,7 +140,9 @@ def test_write_only_and_secret_fields_are_write_only_arguments_the_audit_redacts
 
 
 def test_a_serializer_that_would_store_a_password_unhashed_saves_nothing(root: User) -> None:
-    answer = call(McpTestClient(PeopleServer, root), "careless-user-create", {"username": "bo", "password": "pw-1"})
+    answer = call(
+        McpTestClient(PeopleServer, root), "careless-user-create", {"username": "bo", "password": "pw-1"}
+    )
 
     answer.assert_is_error()
     assert not User.objects.filter(username="bo").exists()
@@ -152,7 +156,9 @@ def test_hidden_fields_hide_more(root: User) -> None:
 
 def test_serializer_errors_come_as_text_and_structured_content(root: User) -> None:
     answer = call(
-        McpTestClient(PeopleServer, root), "user-create", {"username": "bad name!", "email": "nope", "password": "p"}
+        McpTestClient(PeopleServer, root),
+        "user-create",
+        {"username": "bad name!", "email": "nope", "password": "p"},
     )
 
     answer.assert_is_error()
@@ -167,7 +173,9 @@ def test_a_write_whose_answer_fails_its_check_is_rolled_back(
     original = drf_tools.json_value
     monkeypatch.setattr(drf_tools, "json_value", lambda value: {**original(value), "id": "not a number"})
 
-    answer = call(McpTestClient(PeopleServer, root), "user-partial-update", {"id": root.pk, "email": "new@x.y"})
+    answer = call(
+        McpTestClient(PeopleServer, root), "user-partial-update", {"id": root.pk, "email": "new@x.y"}
+    )
 
     answer.assert_is_error()
     assert User.objects.get(pk=root.pk).email == "root@example.com"

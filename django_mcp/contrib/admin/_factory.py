@@ -92,7 +92,8 @@ def ModelAdminTools(  # noqa: N802 - spelled like the classes it returns
         raise ImproperlyConfigured(f"ModelAdminTools({admin_class.__qualname__}): an action is listed twice")
     if isinstance(hidden_fields, str):
         raise ImproperlyConfigured(
-            f"ModelAdminTools({admin_class.__qualname__}): hidden_fields must be a tuple of names, not a string"
+            f"ModelAdminTools({admin_class.__qualname__}): hidden_fields must be a tuple of names, "
+            "not a string"
         )
     factory = _Factory(model_admin, admin_class, prefix, frozenset(hidden_fields))
     return tuple(factory.tool(action) for action in names)

@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import msgspec
-
 from django.contrib.admin import ModelAdmin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.messages.storage.base import BaseStorage, Message
@@ -53,8 +52,8 @@ from django_mcp.contrib._calls import (
     bad_cursor,
     field_errors,
     inner_request,
-    read_page,
     pk_type,
+    read_page,
     schema_values,
     validation_errors,
     with_next_cursor,
@@ -425,7 +424,9 @@ class AdminChangeTool(_FormTool):
             raise PermissionDenied
         # null for a field the row leaves empty changes nothing: it is what
         # ``get`` shows, even where the form would require a value.
-        sent = {name: value for name, value in arguments.items() if value is not None or not _empty(obj, name)}
+        sent = {
+            name: value for name, value in arguments.items() if value is not None or not _empty(obj, name)
+        }
         return self.save(inner, obj, sent)
 
 

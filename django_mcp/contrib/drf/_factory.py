@@ -23,8 +23,8 @@ from django_mcp.contrib._calls import (
     tool_name,
 )
 from django_mcp.contrib.drf._serializers import input_type, is_secret, output_type, readable, writable
-from django_mcp.contrib.secrets import hidden_fields, stores_password
 from django_mcp.contrib.drf._tools import McpPagination, ViewSetTool
+from django_mcp.contrib.secrets import hidden_fields, stores_password
 from django_mcp.request import McpRequest
 from django_mcp.schemas import Schema
 from django_mcp.server.primitives import Tool, ToolAnnotations

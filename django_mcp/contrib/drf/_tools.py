@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import msgspec
-
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, router, transaction
 from rest_framework import exceptions
@@ -47,10 +46,10 @@ from django_mcp.contrib._calls import (
     Page,
     bad_cursor,
     caller,
+    field_errors,
     inner_request,
     json_value,
     read_page,
-    field_errors,
     schema_values,
     validation_errors,
 )
@@ -208,7 +207,9 @@ class ViewSetTool(Tool):
 
     def _stored_unhashed(self, sent: Mapping[str, Any]) -> bool:
         """Return whether a password sent in ``sent`` now stands in the user table as sent."""
-        raw = [sent[name] for name in self.password_arguments if isinstance(sent.get(name), str) and sent[name]]
+        raw = [
+            sent[name] for name in self.password_arguments if isinstance(sent.get(name), str) and sent[name]
+        ]
         return bool(raw) and self.db_model._default_manager.filter(password__in=raw).exists()
 
     def result(self, response: Any) -> McpResponse:
@@ -246,13 +247,13 @@ class ViewSetTool(Tool):
         if self.db_model is not None:
             secrets = secrets | hidden_fields(self.db_model)
         if self.paged and isinstance(value.get("results"), list):
-            rows = [_drop(row, secrets) for row in value["results"]]
+            rows = [_drop(row, secrets) if isinstance(row, dict) else row for row in value["results"]]
             return {**value, "results": rows}
         return _drop(value, secrets)
 
 
-def _drop(row: Any, names: frozenset[str]) -> Any:
-    if not isinstance(row, dict) or not names.intersection(row):
+def _drop(row: dict[str, Any], names: frozenset[str]) -> dict[str, Any]:
+    if not names.intersection(row):
         return row
     return {key: item for key, item in row.items() if key not in names}
 
