@@ -104,6 +104,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.contrib": [],
     "django_mcp.contrib.admin": ["ModelAdminTools"],
     "django_mcp.contrib.drf": ["INSTALL_HINT", "ViewSetTools"],
+    "django_mcp.contrib.drf.authtoken": ["AuthtokenAuthentication", "InvalidToken"],
     "django_mcp.contrib.oauth_toolkit": [
         "InsufficientScope",
         "InvalidToken",

@@ -27,6 +27,12 @@ asked with real server-to-client requests whose answers come back as
 JSON-RPC responses on the input. ``ping`` is answered before
 ``initialize`` too. Any other request without ``_meta`` or session gets
 -32602 for the missing ``_meta``.
+
+Every request of a connection is made as one caller, given when serving
+starts (``user``; ``manage.py mcp_stdio --user``): a Django user, whose
+permissions then decide what is listed and callable, or None (no user, the
+default). It is never re-read: a change to that user or their permissions
+takes effect when the process is restarted.
 """
 
 from __future__ import annotations
@@ -99,13 +105,15 @@ async def serve_stdio(
     reader: asyncio.StreamReader,
     write: Write,
     grace: float = SHUTDOWN_GRACE,
+    user: Any = None,
 ) -> None:
     """Serve ``server`` on ``reader``/``write`` until the input ends.
 
     ``write`` is awaited once per outgoing message with the whole line,
-    never concurrently. Return after the last message has been written.
+    never concurrently. Every request is made as ``user`` (None: no user).
+    Return after the last message has been written.
     """
-    connection = _Connection(registry.dispatcher(server), write)
+    connection = _Connection(registry.dispatcher(server), write, user=user)
     await connection.run(reader, grace=grace)
 
 
@@ -115,13 +123,15 @@ def run_stdio(
     stdin: IO[bytes],
     stdout: IO[bytes],
     grace: float = SHUTDOWN_GRACE,
+    user: Any = None,
 ) -> None:
     """Serve ``server`` on binary file objects until ``stdin`` ends (blocking).
 
     ``stdin`` is read by a daemon thread (pipes, files and terminals alike);
-    each message is written to ``stdout`` and flushed.
+    each message is written to ``stdout`` and flushed. Every request is
+    made as ``user`` (None: no user).
     """
-    asyncio.run(_serve_files(server, stdin=stdin, stdout=stdout, grace=grace))
+    asyncio.run(_serve_files(server, stdin=stdin, stdout=stdout, grace=grace, user=user))
 
 
 @contextlib.contextmanager
@@ -158,7 +168,9 @@ def protect_stdout() -> Iterator[IO[bytes]]:
 # ----------------------------------------------------------------- files
 
 
-async def _serve_files(server: type[Server], *, stdin: IO[bytes], stdout: IO[bytes], grace: float) -> None:
+async def _serve_files(
+    server: type[Server], *, stdin: IO[bytes], stdout: IO[bytes], grace: float, user: Any
+) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     thread = threading.Thread(
@@ -170,7 +182,7 @@ async def _serve_files(server: type[Server], *, stdin: IO[bytes], stdout: IO[byt
         # A full pipe blocks this thread, not the event loop.
         await asyncio.to_thread(_write_output, stdout, line)
 
-    await serve_stdio(server, reader=reader, write=write, grace=grace)
+    await serve_stdio(server, reader=reader, write=write, grace=grace, user=user)
 
 
 def _read_input(stream: IO[bytes], reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop) -> None:
@@ -250,8 +262,10 @@ class _Call:
 class _Connection:
     """Route the messages of one STDIO peer and serialize the output."""
 
-    def __init__(self, dispatcher: Dispatcher, write: Write) -> None:
+    def __init__(self, dispatcher: Dispatcher, write: Write, *, user: Any = None) -> None:
         self.dispatcher = dispatcher
+        #: Who makes every request of this connection (None: no user).
+        self.user = user
         self._write = write
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
@@ -348,7 +362,7 @@ class _Connection:
         work: Coroutine[Any, Any, None]
         if era != "legacy":  # STDIO has no header to say otherwise: a 2026-07-28 request
             try:
-                ctx = modern_context(envelope)  # -32602 / -32022 without a usable _meta
+                ctx = modern_context(envelope, user=self.user)  # -32602 / -32022 without a usable _meta
             except McpError as error:
                 self._post(encode_error(envelope.id, error))
                 return
@@ -449,7 +463,9 @@ class _Connection:
 
     def _legacy_context(self, envelope: Envelope, call: _Call) -> CallContext:
         assert self._session is not None
-        return legacy_context(envelope, self._session, client_request=self._client_requester(call))
+        return legacy_context(
+            envelope, self._session, user=self.user, client_request=self._client_requester(call)
+        )
 
     def _client_requester(self, call: _Call) -> ClientRequest:
         # The request goes with its call (never written once the call ended);
@@ -469,7 +485,7 @@ class _Connection:
             return session
 
         try:
-            async for frame in self.dispatcher.session_notifications(current):
+            async for frame in self.dispatcher.session_notifications(current, user=self.user):
                 if frame:
                     self._post(frame)
         except Exception:

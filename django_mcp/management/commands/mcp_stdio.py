@@ -1,12 +1,22 @@
-"""``manage.py mcp_stdio NAME``: serve a local MCP server over STDIO."""
+"""``manage.py mcp_stdio NAME [--user USERNAME]``: serve a local MCP server over STDIO.
+
+Without ``--user`` the requests carry no user. With it, every request is
+made as that user, looked up once by the user model's natural key
+(``USERNAME_FIELD``) before anything is served: an unknown or inactive user,
+or a project without ``django.contrib.auth``, stops the command with a
+``CommandError`` before a single protocol message is written. No password is
+asked: whoever can run ``manage.py`` can already read the database.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from django_mcp.conf import get_django_settings
 from django_mcp.exceptions import NotRegistered
 from django_mcp.registry import registry
 from django_mcp.transports.stdio import protect_stdout, run_stdio
@@ -24,11 +34,20 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        """Take the local server's name."""
+        """Take the local server's name and the optional user to act as."""
         parser.add_argument("server", metavar="NAME", help="Name given to django_mcp.local().")
+        parser.add_argument(
+            "--user",
+            metavar="USERNAME",
+            help=(
+                "Make every request as this active user (looked up by the user model's "
+                "USERNAME_FIELD, without a password), so permissions and authorize() hooks "
+                "see them. Read once at start: restart to pick up changes to the user."
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Look the server up, then serve stdin/stdout until stdin ends."""
+        """Look the server (and user) up, then serve stdin/stdout until stdin ends."""
         name = options["server"]
         try:
             server = registry.get("local", name)
@@ -37,9 +56,24 @@ class Command(BaseCommand):
             raise CommandError(
                 f"No local MCP server named {name!r}. Registered local servers: {known}."
             ) from None
+        user = _find_user(options["user"]) if options["user"] is not None else None
         with protect_stdout() as frames:
             self.stdout = self.stderr  # stdout now carries protocol messages only
             try:
-                run_stdio(server, stdin=sys.stdin.buffer, stdout=frames)
+                run_stdio(server, stdin=sys.stdin.buffer, stdout=frames, user=user)
             except KeyboardInterrupt:
                 pass
+
+
+def _find_user(username: str) -> Any:
+    """Return the active user named ``username``, or raise ``CommandError``."""
+    if not get_django_settings().auth_installed:
+        raise CommandError("--user needs django.contrib.auth in INSTALLED_APPS.")
+    model = get_user_model()
+    try:
+        user = model._default_manager.get_by_natural_key(username)
+    except model.DoesNotExist:
+        raise CommandError(f"--user: no user with {model.USERNAME_FIELD} {username!r}.") from None
+    if not user.is_active:
+        raise CommandError(f"--user: the user {username!r} is not active.")
+    return user
