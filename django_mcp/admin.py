@@ -25,12 +25,15 @@ staff only, CSRF-protected) and extending the admin's templates:
 The section also lists the tasks of the tasks extension (``McpTask``,
 ``McpTaskAdmin``: status, owner, age, lease, and a "stuck" filter) and the
 audit trail (``McpAuditEntry``, ``McpAuditEntryAdmin``: read-only, filtered
-by server, method, outcome and date, searched by component and user).
+by server, method, outcome and date, searched by component and user) and
+the idempotency keys of tool calls (``McpIdempotencyKey``,
+``McpIdempotencyKeyAdmin``: read-only, whether a result is stored).
 
 A custom admin site registers the same pairs:
 ``site.register(McpCatalog, McpCatalogAdmin)``,
-``site.register(McpTask, McpTaskAdmin)`` and
-``site.register(McpAuditEntry, McpAuditEntryAdmin)``.
+``site.register(McpTask, McpTaskAdmin)``,
+``site.register(McpAuditEntry, McpAuditEntryAdmin)`` and
+``site.register(McpIdempotencyKey, McpIdempotencyKeyAdmin)``.
 
 ``mcp_catalog_view()`` still returns the older one-page catalog (every
 server and component on one page) for a URL pattern of your own.
@@ -67,16 +70,18 @@ from django_mcp._admin.catalog import (
     find_server,
     visible_keys,
 )
+from django_mcp._admin.idempotency import McpIdempotencyKeyAdmin
 from django_mcp._admin.markup import ADMIN_MARKUP
 from django_mcp._admin.playground import Playground, complete
 from django_mcp._admin.tasks import McpTaskAdmin
-from django_mcp.models import McpAuditEntry, McpCatalog, McpTask
+from django_mcp.models import McpAuditEntry, McpCatalog, McpIdempotencyKey, McpTask
 
 __all__ = [
     "CatalogEntry",
     "McpAuditEntryAdmin",
     "McpCatalogAdmin",
     "McpCatalogView",
+    "McpIdempotencyKeyAdmin",
     "McpTaskAdmin",
     "ServerCatalog",
     "build_catalog",
@@ -472,3 +477,4 @@ if apps.is_installed("django.contrib.admin"):
     admin.site.register(McpCatalog, McpCatalogAdmin)
     admin.site.register(McpTask, McpTaskAdmin)
     admin.site.register(McpAuditEntry, McpAuditEntryAdmin)
+    admin.site.register(McpIdempotencyKey, McpIdempotencyKeyAdmin)

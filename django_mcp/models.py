@@ -25,13 +25,20 @@ its rows and ``django_mcp.dispatcher.task_store`` makes every later write.
 ``McpAuditEntry`` is the audit trail (``MCP_AUDIT``): one row per audited
 call, written by ``django_mcp.observability.audit`` and deleted only by
 ``manage.py mcp_prune_audit``; the admin shows it read-only.
+
+``McpIdempotencyKey`` remembers one idempotency key of a ``tools/call``
+(``Tool.idempotency_keys``): reserved while the call runs, then holding its
+result, so a retry gets that result instead of a second run. Written by
+``django_mcp.dispatcher.idempotency``, deleted by
+``manage.py mcp_prune_idempotency_keys`` once older than
+``MCP_IDEMPOTENCY_KEY_TTL``; the admin shows it read-only.
 """
 
 from __future__ import annotations
 
 from django.db import models
 
-__all__ = ["McpAuditEntry", "McpCatalog", "McpTask"]
+__all__ = ["McpAuditEntry", "McpCatalog", "McpIdempotencyKey", "McpTask"]
 
 
 class McpCatalog(models.Model):
@@ -186,3 +193,44 @@ class McpAuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} {self.component}".strip()
+
+
+class McpIdempotencyKey(models.Model):
+    """One idempotency key of a ``tools/call``: a reservation, then the call's result.
+
+    The row is unique per ``server`` (the compiled server's key),
+    ``caller`` (``user:<pk>`` or ``anonymous:<address>``, the owner rule
+    of a task), ``tool`` and ``key``: the first call inserts it and so
+    reserves the key, a concurrent one fails that insert. ``arguments_hash``
+    is the SHA-256 (hex) of the arguments as canonical JSON, so reusing a
+    key for other arguments is refused. ``result`` is the encoded
+    ``CallToolResult`` JSON once the call succeeded (None while it runs).
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    server = models.CharField(max_length=255)
+    caller = models.CharField(max_length=255)
+    tool = models.CharField(max_length=128)
+    key = models.CharField(max_length=255)
+    arguments_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField("created")
+    #: The first call's ``CallToolResult`` as JSON text, kept byte for byte
+    #: (a JSON column may reorder keys); None while the call runs.
+    result = models.TextField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "idempotency key"
+        ordering = ["-created_at"]
+        constraints = [
+            # Reserving is this INSERT: a second call with the key fails it.
+            models.UniqueConstraint(
+                fields=["server", "caller", "tool", "key"], name="django_mcp_idempotency_key"
+            ),
+        ]
+        indexes = [
+            # mcp_prune_idempotency_keys and the admin's default order.
+            models.Index(fields=["created_at"], name="django_mcp_idempotency_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.key}"

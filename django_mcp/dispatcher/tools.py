@@ -21,10 +21,13 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
       ``requestState`` are verified and handed to the handler (multi
       round-trip requests).
 
-2. A tool declaring ``task`` support may be answered with a task instead
+2. A tool declaring ``idempotency_keys`` and called with a key in
+   ``_meta`` is answered once per caller and key (``idempotency.py``): a
+   retry gets the stored result instead of steps 3 and 4.
+3. A tool declaring ``task`` support may be answered with a task instead
    (``start_task``: the method table wires in ``tasks.start_if_task``); its
    handler then runs later, in a Tasks framework worker.
-3. Otherwise the handler runs now (``run``: sync handlers in a thread;
+4. Otherwise the handler runs now (``run``: sync handlers in a thread;
    yielded progress becomes ``notifications/progress``) and what it returned
    becomes a ``CallToolResult`` (or ``InputRequiredResult``, whose
    ``requestState`` is sealed), its structured content checked against the
@@ -48,6 +51,7 @@ import msgspec
 from django_mcp.auth import find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
+from django_mcp.dispatcher.idempotency import hold, key_of, settle
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
@@ -104,11 +108,26 @@ async def call_tool(
     admitted = await admit(call)
     if isinstance(admitted, CallToolResult):
         return admitted
-    if admitted.entry.task is not None and start_task is not None:
-        answered = await start_task(call, admitted.entry, admitted.payload, admitted.arguments)
-        if answered is not None:
-            return answered
-    return await run(call, admitted)
+    entry = admitted.entry
+    held = None
+    # Only a tool that opted in looks for a key: any other call pays one
+    # attribute read here, and no Python call.
+    if entry.idempotency_keys and (key := key_of(call.params)) is not None:
+        held = await hold(call, tool=entry.name, arguments=admitted.arguments, key=key)
+        if held.answer is not None:
+            return held.answer
+    answered: CallToolResult | InputRequiredResult | CreateTaskResult | None = None
+    try:
+        if entry.task is not None and start_task is not None:
+            answered = await start_task(call, entry, admitted.payload, admitted.arguments)
+        if answered is None:
+            answered = await run(call, admitted)
+        return answered
+    finally:
+        if held is not None:
+            # A successful direct result is stored with the key; a tool
+            # error, a task, a question or an exception frees it.
+            await settle(held, answered)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -119,6 +119,9 @@ class CompiledTool(_Entry):
     use_task: Handler | None = None
     #: Runs a task may get again after its worker stopped (``task_retries``).
     task_retries: int = 0
+    #: Calls carrying an idempotency key run once per caller and key
+    #: (``Tool.idempotency_keys``); False: the dispatcher never looks for one.
+    idempotency_keys: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -561,7 +564,19 @@ def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
         prepare=prepare,
         use_task=use_task,
         task_retries=_task_retries(component, label, task),
+        idempotency_keys=_idempotency_keys(component, label),
     )
+
+
+def _idempotency_keys(component: type[Any], label: str) -> bool:
+    """Return a tool's ``idempotency_keys``: True or False, nothing else."""
+    honoured = component.idempotency_keys
+    if not isinstance(honoured, bool):
+        raise ImproperlyConfigured(
+            f"{label}.idempotency_keys must be True or False, got {honoured!r}: True runs a call "
+            "carrying an idempotency key once per caller and key"
+        )
+    return honoured
 
 
 def _task_retries(component: type[Any], label: str, task: str | None) -> int:

@@ -216,6 +216,12 @@ class Tool(_Component, Generic[InputT, OutputT]):
     worker running it stops (its lease lapses) before it fails: set it only
     for a tool whose ``handle()`` is safe to run again (idempotent). See
     ``docs/tasks.md``.
+
+    ``idempotency_keys = True`` makes a call carrying an idempotency key
+    (``params._meta["io.github.django-mcp/idempotency-key"]``) run once per
+    caller, tool and key: a retry gets the stored result of the first
+    successful call (``django_mcp.dispatcher.idempotency``, see
+    ``docs/tools.md``). A tool that does not set it ignores the key.
     """
 
     _suffix = "Tool"
@@ -227,6 +233,10 @@ class Tool(_Component, Generic[InputT, OutputT]):
     task: ClassVar[Literal["optional", "required"] | None] = None
     #: Runs a task may get again after its worker stopped (0: it fails).
     task_retries: ClassVar[int] = 0
+    #: Honour idempotency keys: a retried call with the same key returns the
+    #: first call's stored result without running again (False: the key
+    #: is ignored).
+    idempotency_keys: ClassVar[bool] = False
 
     def __class_getitem__(cls, params: Any) -> Any:
         # Tool[Input] means "no output schema": pad to two type arguments.

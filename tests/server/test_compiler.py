@@ -644,6 +644,24 @@ def test_bad_task_retries_are_refused(task: Any, retries: Any, problem: str) -> 
     assert problem in refused(server_with(tools=[tool]), tool)
 
 
+def test_idempotency_keys_are_compiled_off_unless_a_tool_opts_in() -> None:
+    tool = type(
+        "KeyedTool", (Tool,), {"idempotency_keys": True, "handle": lambda self: McpResponse.text("x")}
+    )
+
+    assert compile_server(server_with(tools=[tool])).tools["keyed"].idempotency_keys is True
+    assert compile_server(server_with(tools=[ReportTool])).tools["report"].idempotency_keys is False
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_idempotency_keys_other_than_a_bool_are_refused(value: Any) -> None:
+    tool = type(
+        "SloppyTool", (Tool,), {"idempotency_keys": value, "handle": lambda self: McpResponse.text("x")}
+    )
+
+    assert "idempotency_keys must be True or False" in refused(server_with(tools=[tool]), tool)
+
+
 def test_a_compiled_server_is_found_by_its_key() -> None:
     server = type("UniquelyNamedReportServer", (Server,), {"tools": (ReportTool,)})
     compiled = compile_server(server)
