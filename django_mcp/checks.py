@@ -44,7 +44,7 @@ Servers (``check_servers``):
   compile
 - ``E018`` a server needs the caller's identity but ``django.contrib.auth``
   is not installed
-- ``W003`` a ``local()`` server sets ``login_required`` (STDIO has no user)
+- ``W003`` a ``local()`` server sets ``login_required`` (STDIO does not enforce it)
 - ``E023`` a tool runs as a task but Django's Tasks framework is missing
 - ``E024`` a tool runs as a task but ``MCP_TASK_BACKEND`` is unusable
 - ``E025`` a server serves ``ViewSetTools`` but Django REST framework is not
@@ -99,7 +99,7 @@ from django_mcp.exceptions import SkillError
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
 
-__all__ = ["MIN_LEASE_TIMEOUT", "check_deploy", "check_servers", "check_settings"]
+__all__ = ["MIN_LEASE_TIMEOUT", "check_admin_site_tools", "check_deploy", "check_servers", "check_settings"]
 
 MIN_LEASE_TIMEOUT = 5
 """Seconds under which ``MCP_TASK_LEASE_TIMEOUT`` is warned about (``W012``)."""
@@ -590,9 +590,10 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                 messages.append(
                     CheckWarning(
                         f"{where} ({server.__module__}.{server.__qualname__}) sets login_required, "
-                        "but STDIO requests carry no Django user.",
-                        hint="Whoever can start `manage.py mcp_stdio` uses every component; take "
-                        "credentials from the environment, or publish the server with web() only.",
+                        "but STDIO does not enforce it (it is an HTTP rule).",
+                        hint="Whoever can start `manage.py mcp_stdio` uses every component; run it with "
+                        "--user USERNAME so that user's permissions apply, or publish the server with "
+                        "web() only.",
                         obj=server,
                         id="django_mcp.W003",
                     )

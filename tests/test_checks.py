@@ -874,9 +874,10 @@ def test_local_server_requiring_login_is_w003(servers: None) -> None:
     assert check_servers() == [
         Warning(
             f"local server 'guarded' ({HERE}.LoginServer) sets login_required, "
-            "but STDIO requests carry no Django user.",
-            hint="Whoever can start `manage.py mcp_stdio` uses every component; take "
-            "credentials from the environment, or publish the server with web() only.",
+            "but STDIO does not enforce it (it is an HTTP rule).",
+            hint="Whoever can start `manage.py mcp_stdio` uses every component; run it with "
+            "--user USERNAME so that user's permissions apply, or publish the server with "
+            "web() only.",
             obj=LoginServer,
             id="django_mcp.W003",
         )

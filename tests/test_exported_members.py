@@ -87,7 +87,13 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.apps": ["DjangoMcpConfig"],
     "django_mcp.asgi": ["McpASGIApp"],
     "django_mcp.auth": ["can_use", "can_use_unknown", "find_usable"],
-    "django_mcp.checks": ["MIN_LEASE_TIMEOUT", "check_deploy", "check_servers", "check_settings"],
+    "django_mcp.checks": [
+        "MIN_LEASE_TIMEOUT",
+        "check_admin_site_tools",
+        "check_deploy",
+        "check_servers",
+        "check_settings",
+    ],
     "django_mcp.conf": [
         "AUDIT_MODES",
         "DEFAULT_LIMITS",
@@ -103,7 +109,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "get_settings",
     ],
     "django_mcp.contrib": [],
-    "django_mcp.contrib.admin": ["ModelAdminTools"],
+    "django_mcp.contrib.admin": ["STANDARD_ACTIONS", "AdminSiteTools", "ModelAdminTools"],
     "django_mcp.contrib.drf": ["INSTALL_HINT", "ViewSetTools"],
     "django_mcp.contrib.drf.authtoken": ["AuthtokenAuthentication", "InvalidToken"],
     "django_mcp.contrib.oauth_toolkit": [
@@ -111,6 +117,13 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "InvalidToken",
         "OAuthToolkitAuthentication",
         "bearer_token",
+    ],
+    "django_mcp.contrib.secrets": [
+        "CREDENTIAL_FIELDS",
+        "PASSWORD_OWNER",
+        "hidden_fields",
+        "is_secret_form_field",
+        "stores_password",
     ],
     "django_mcp.cursors": ["decode_cursor", "encode_cursor"],
     "django_mcp.dispatcher": ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"],
@@ -315,6 +328,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "TooManyStreams",
         "UnsupportedProtocolVersion",
     ],
+    "django_mcp.field_errors": ["INVALID_ARGUMENTS", "field_errors", "field_errors_result"],
     "django_mcp.inputs": ["elicit", "elicit_url", "input_required", "list_roots", "sample"],
     "django_mcp.inspector": [
         "INSPECTOR_PACKAGE",

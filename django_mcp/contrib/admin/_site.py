@@ -11,7 +11,7 @@ model -> ModelAdmin instance) and returns ``ModelAdminTools`` of each, named
   without a table (django_mcp's own catalog, django-rq's queues); publish
   one with ``ModelAdminTools`` when it has real rows.
 * An admin whose forms cannot be built for the published schemas is left
-  out and reported by ``manage.py check`` (``django_mcp.W040``), so one
+  out and reported by ``manage.py check`` (``django_mcp.W014``), so one
   third-party admin cannot stop the server from starting.
 * ``actions`` may name admin actions (``delete_selected``) besides the
   standard ones: each admin gets those it has.
