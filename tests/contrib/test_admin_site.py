@@ -42,6 +42,7 @@ from django_mcp.checks import check_admin_site_tools
 from django_mcp.contrib.admin import AdminSiteTools, ModelAdminTools
 from django_mcp.contrib.admin import _site as site_module
 from django_mcp.contrib.admin import _tools as admin_tools
+from django_mcp.dispatcher.idempotency import IDEMPOTENCY_KEY
 from django_mcp.models import McpAuditEntry
 from django_mcp.testing import McpTestClient
 
@@ -449,3 +450,22 @@ def test_hidden_fields_and_the_setting_hide_more(project: Project, settings: Any
 
 def test_the_site_tools_pass_the_system_checks(project: Project) -> None:
     call_command("check", "django_mcp")
+
+
+def test_a_retried_add_with_the_same_idempotency_key_adds_once(project: Project) -> None:
+    client = project.client(project.root)
+    params = {
+        "name": "sites-site-add",
+        "arguments": {"domain": "shop.example", "name": "Shop"},
+        "_meta": {IDEMPOTENCY_KEY: "add-shop-1"},
+    }
+
+    first = async_to_sync(client.request)("tools/call", params)
+    again = async_to_sync(client.request)("tools/call", params)
+    other = async_to_sync(client.request)("tools/call", {**params, "_meta": {IDEMPOTENCY_KEY: "add-shop-2"}})
+
+    assert first["result"]["isError"] is False
+    assert again["result"] == first["result"]
+    assert Site.objects.filter(domain="shop.example").count() == 1
+    assert other["result"]["isError"] is True  # a second shop.example: the form's unique check
+    assert LogEntry.objects.filter(object_repr="shop.example").count() == 1
