@@ -171,6 +171,20 @@ def gunicorn_command(port: int) -> list[str]:
     ]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing() -> Iterator[None]:
+    """Hash test users' passwords with a fast hasher (Django's advice for test suites).
+
+    The default PBKDF2 costs about half a second a password on this
+    machine, paid by every test that creates a user with one. Nothing here
+    tests a hasher's strength; live servers keep the project's own hashers.
+    """
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(scope="session")
 def start_server() -> Callable[..., contextlib.AbstractContextManager[subprocess.Popen[bytes]]]:
     """Return ``_serve``, which runs a server command until it listens and cleans up after it."""
