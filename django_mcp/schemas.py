@@ -10,8 +10,15 @@ or the structured result of a tool. Validation happens in two stages:
    ``datetime``, ``date``, ``time``, ``UUID``, ``Decimal`` and ``bytes``
    (base64) fields accept their JSON string forms. Values are checked as the
    JSON they stand for, so Struct instances passed in are re-validated, not
-   trusted. msgspec stops at the first structural error, so exactly one
-   error is reported.
+   trusted. msgspec stops at the first structural error; only then, for a
+   Struct (or ``Schema``) given a JSON object, each field is checked again
+   on its own so that *every* failing field is reported: a missing
+   required field, a present value that does not fit its own annotated
+   type (same strictness), a wrong tag, each unknown field (when the class
+   forbids them). Nested values are not searched further: a failing field
+   reports the first error inside it (``items[2].sku: ...``), as msgspec
+   finds it. Other types (``list[Item]``, unions, ``array_like`` Structs)
+   report msgspec's one error. Valid input costs the one msgspec pass.
 2. **Rules**, methods marked with ``@rule``, run only if the structure is
    valid. Every rule runs and *all* failures are reported together. A rule
    fails by raising ``ValueError`` (or ``SchemaValidationError`` for several
@@ -25,13 +32,17 @@ or the structured result of a tool. Validation happens in two stages:
    of those, plus type-parameter fields of generic Schemas. Dataclasses,
    TypedDicts and ``Any`` fields are not searched.
 
-Errors are ``SchemaValidationError`` with ``(path, message)`` pairs. Paths
-use the JSON (encoded) names in dotted/bracket notation without msgspec's
-``$.`` prefix: ``items[0].sku``; ``""`` is the whole value. Dict entries
-found while running rules use JSON-quoted keys: ``prices["eur"]``. Messages
-are msgspec's with backticks removed and a lowercase first letter
+Errors are ``SchemaValidationError`` with ``(path, message)`` pairs, in
+field declaration order (a wrong tag first, unknown fields last, sorted).
+Paths use the JSON (encoded) names in dotted/bracket notation without
+msgspec's ``$.`` prefix: ``items[0].sku``; ``""`` is the whole value. Dict
+entries found while running rules use JSON-quoted keys: ``prices["eur"]``.
+Messages are msgspec's with backticks removed and a lowercase first letter
 (``order_id: expected int, got str``), plus ``required field is missing``,
-``unknown field`` and ``invalid JSON: ...``.
+``unknown field`` and ``invalid JSON: ...``. They never quote the value
+that failed (it may be a secret): msgspec's ``Invalid enum value 'x'`` and
+``Invalid value 'x'`` (a tag) become ``invalid enum value`` and
+``invalid value``.
 
 JSON Schema output is msgspec's generator (JSON Schema 2020-12) with the root
 Struct inlined: ``{"type": "object", "properties": ..., "required": ...,
@@ -84,6 +95,9 @@ _RULE_MARK: Final = "_django_mcp_rule"
 _LOCATED: Final = re.compile(r"(?P<msg>.*) - at `(?P<path>[^`]*)`(?: in `(?P<container>[^`]*)`)?", re.S)
 _MISSING: Final = re.compile(r"Object missing required field `(?P<name>.*)`", re.S)
 _UNKNOWN: Final = re.compile(r"Object contains unknown field `(?P<name>.*)`", re.S)
+# The only msgspec validation messages that quote the value itself (an enum
+# or Literal member, a tag); the value may be a secret, so it is cut off.
+_QUOTES_VALUE: Final = re.compile(r"(?P<kind>Invalid (?:enum )?value) (?:'.*'|\".*\"|-?[0-9]+)", re.S)
 
 _Error = tuple[str, str]
 
@@ -118,6 +132,9 @@ def _from_msgspec(exc: msgspec.ValidationError) -> _Error:
     message, path = str(exc), ""
     if located := _LOCATED.fullmatch(message):
         message = located["msg"]
+    if quoted := _QUOTES_VALUE.fullmatch(message):
+        message = quoted["kind"]
+    if located:
         if located["container"] is not None:
             # A mapping key failed: report it on the mapping itself.
             path = _json_path(located["container"])
@@ -129,6 +146,59 @@ def _from_msgspec(exc: msgspec.ValidationError) -> _Error:
     if unknown := _UNKNOWN.fullmatch(message):
         return _join(path, unknown["name"]), "unknown field"
     return path, _clean(message)
+
+
+def _under(name: str, exc: msgspec.ValidationError) -> _Error:
+    """Translate an error found in the value of field ``name``."""
+    path, message = _from_msgspec(exc)
+    return _join(name, path), message
+
+
+def _field_errors(tp: Any, value: Any) -> list[_Error]:
+    """Check each field of JSON object ``value`` against Struct ``tp`` alone.
+
+    Only the top level is searched: a field whose value fails reports the
+    first error inside it. Returns ``[]`` when ``tp`` is not a Struct read
+    from an object (or when every field passes on its own: the failure was
+    the whole value's, such as ``__post_init__``).
+    """
+    cls = getattr(tp, "__origin__", tp)  # Page[Item] -> Page
+    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)) or not isinstance(value, dict):
+        return []
+    config = cls.__struct_config__
+    if config.array_like or not all(type(key) is str for key in value):
+        return []
+    errors: list[_Error] = []
+    known: set[str] = set()
+    if config.tag_field is not None:
+        known.add(config.tag_field)
+        if config.tag_field in value:
+            try:
+                tag = msgspec.convert(value[config.tag_field], type(config.tag), strict=True)
+            except msgspec.ValidationError as exc:
+                errors.append(_under(config.tag_field, exc))
+            else:
+                if tag != config.tag:
+                    errors.append((config.tag_field, "invalid value"))
+    for field in msgspec.structs.fields(tp):
+        name = field.encode_name
+        known.add(name)
+        if name not in value:
+            if field.required:
+                errors.append((name, "required field is missing"))
+            continue
+        try:
+            msgspec.convert(value[name], field.type, strict=True)
+        except msgspec.ValidationError as exc:
+            errors.append(_under(name, exc))
+    if config.forbid_unknown_fields:
+        errors.extend((key, "unknown field") for key in sorted(value) if key not in known)
+    return errors
+
+
+def _structure_errors(exc: msgspec.ValidationError, tp: Any, value: Any) -> list[_Error]:
+    """Return every structural error of ``value`` as ``tp``; ``exc`` is msgspec's first."""
+    return _field_errors(tp, value) or [_from_msgspec(exc)]
 
 
 # -- rules ----------------------------------------------------------------
@@ -256,7 +326,13 @@ class Schema(
         try:
             result: Self = _decoder(cls).decode(raw)
         except msgspec.ValidationError as exc:  # before DecodeError: a subclass
-            raise SchemaValidationError([_from_msgspec(exc)]) from exc
+            try:
+                # Typed decoding stopped at the first error; every field's
+                # is found in the plain document (if the rest is JSON).
+                value = msgspec.json.decode(raw)
+            except msgspec.DecodeError:
+                raise SchemaValidationError([_from_msgspec(exc)]) from exc
+            raise SchemaValidationError(_structure_errors(exc, cls, value)) from exc
         except msgspec.DecodeError as exc:
             error = ("", f"invalid JSON: {_clean(str(exc))}")
             raise SchemaValidationError([error]) from exc
@@ -393,9 +469,17 @@ def has_rules(tp: Any) -> bool:
     return _has_rules(tp)
 
 
-def schema_error(exc: msgspec.ValidationError) -> SchemaValidationError:
-    """Return the ``SchemaValidationError`` for a failed ``msgspec.convert``."""
-    return SchemaValidationError([_from_msgspec(exc)])
+def schema_error(exc: msgspec.ValidationError, *, tp: Any = None, value: Any = None) -> SchemaValidationError:
+    """Return the ``SchemaValidationError`` for a failed ``msgspec.convert``.
+
+    Without ``tp`` it holds ``exc``'s one error. With the ``tp`` and the
+    decoded JSON ``value`` that were converted, it holds every failing
+    top-level field of a Struct (see the module docstring); this checks
+    the value again, field by field, so call it on the failure path only.
+    """
+    if tp is None:
+        return SchemaValidationError([_from_msgspec(exc)])
+    return SchemaValidationError(_structure_errors(exc, tp, value))
 
 
 @functools.lru_cache(maxsize=256)
@@ -493,7 +577,7 @@ def _convert(value: Any, tp: Any) -> Any:
         # Decimal/bytes still works because JSON has no such types.
         return msgspec.convert(plain, tp, strict=True)
     except msgspec.ValidationError as exc:
-        raise SchemaValidationError([_from_msgspec(exc)]) from exc
+        raise SchemaValidationError(_structure_errors(exc, tp, plain)) from exc
 
 
 async def validate(tp: type[_T], value: Any) -> _T:
@@ -504,7 +588,8 @@ async def validate(tp: type[_T], value: Any) -> _T:
     ``Schema`` run.
 
     Raises:
-        SchemaValidationError: the structure is invalid (one error), or
+        SchemaValidationError: the structure is invalid (every failing
+            top-level field of a Struct, else msgspec's one error), or
             rules failed (every failure).
     """
     result: _T = _convert(value, tp)

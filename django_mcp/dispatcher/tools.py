@@ -16,10 +16,12 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
       "Rate limit exceeded";
    d. ``params.arguments`` (an object, default ``{}``) is validated against
       the tool's input: a ``Schema`` (types, constraints and rules) or a
-      raw JSON Schema; a failure is an ``isError`` result "Invalid tool
-      arguments: <path>: <problem>". A retry's ``inputResponses`` /
-      ``requestState`` are verified and handed to the handler (multi
-      round-trip requests).
+      raw JSON Schema; a failure is an ``isError`` result listing every
+      failing field (``field_errors_result``: "Invalid tool arguments:",
+      then ``- <path>: <problem>`` lines, and ``structuredContent``
+      ``{"errors": {path: [problem, ...]}}``), never quoting a value. A
+      retry's ``inputResponses`` / ``requestState`` are verified and
+      handed to the handler (multi round-trip requests).
 
 2. A tool declaring ``idempotency_keys`` and called with a key in
    ``_meta`` is answered once per caller and key (``idempotency.py``): a
@@ -56,6 +58,7 @@ from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
 from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
+from django_mcp.field_errors import field_errors, field_errors_result
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult, ListToolsResult
@@ -64,6 +67,7 @@ from django_mcp.ratelimit import allow_tool_call
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse, merge_meta
 from django_mcp.schemas import Schema, schema_error, validate
+from django_mcp.server._json_schema_errors import json_schema_error
 from django_mcp.server.compiler import CompiledServer, CompiledTool
 
 __all__ = [
@@ -182,7 +186,10 @@ async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolRe
     try:
         payload = await payload_for(entry, arguments)
     except SchemaValidationError as exc:
-        return tool_error(f"Invalid tool arguments: {exc}")
+        refusal = field_errors_result(field_errors(exc.errors))
+        return CallToolResult(
+            content=refusal.content, structuredContent=refusal.structured_content, isError=True
+        )
     return Admitted(entry, arguments, payload)
 
 
@@ -265,7 +272,12 @@ async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
             raise SchemaValidationError([(key, "unknown field") for key in sorted(arguments)])
         return None
     if entry.input_validator is not None:  # a raw JSON Schema
-        entry.input_validator(arguments)
+        try:
+            entry.input_validator(arguments)
+        except SchemaValidationError:
+            # Its messages are jsonschema's, which quote the values (maybe
+            # secrets): word them again from the errors themselves.
+            raise json_schema_error(input_type, arguments) from None
         return arguments
     if entry.input_rules:
         return await validate(input_type, arguments)
@@ -273,7 +285,8 @@ async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
     try:
         return msgspec.convert(arguments, input_type, strict=True)
     except msgspec.ValidationError as exc:
-        raise schema_error(exc) from None
+        # msgspec stopped at the first error; every field's, on this path only.
+        raise schema_error(exc, tp=input_type, value=arguments) from None
 
 
 async def _check_output(entry: CompiledTool, result: CallToolResult) -> None:

@@ -268,7 +268,8 @@ def test_arguments_that_break_the_schema_never_reach_the_form(shelf: Shelf) -> N
     result = call(shelf.client(shelf.boss), "admin-volume-change", {"id": shelf.kindred.pk, "notes": "x"})
 
     result.assert_is_error()
-    assert result.text == "Invalid tool arguments: notes: unknown field"
+    assert result.text == "Invalid tool arguments:\n- notes: unknown field"
+    result.assert_structured({"errors": {"notes": ["unknown field"]}})
 
 
 def test_delete_uses_the_admin_and_logs_the_deletion(shelf: Shelf) -> None:

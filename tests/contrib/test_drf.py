@@ -241,7 +241,8 @@ def test_a_detail_action_takes_the_id_and_its_serializers_fields(shelf: Shelf) -
     assert shelf.kindred.stock == 4
     done.assert_ok().assert_structured(serialized(shelf.kindred))
     too_many.assert_is_error()
-    assert too_many.text == "Invalid tool arguments: amount: expected int <= 100"
+    assert too_many.text == "Invalid tool arguments:\n- amount: expected int <= 100"
+    too_many.assert_structured({"errors": {"amount": ["expected int <= 100"]}})
 
 
 # ----------------------------------------------------------------- identity

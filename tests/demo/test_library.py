@@ -78,6 +78,19 @@ def tool_error(message: str) -> dict[str, Any]:
     return ok({"resultType": "complete", "content": [{"type": "text", "text": message}], "isError": True})
 
 
+def invalid_arguments(detail: str) -> dict[str, Any]:
+    """Return the full reply refusing arguments with one ``path: problem`` detail."""
+    path, _, problem = detail.partition(": ")
+    return ok(
+        {
+            "resultType": "complete",
+            "content": [{"type": "text", "text": f"Invalid tool arguments:\n- {detail}"}],
+            "structuredContent": {"errors": {path: [problem]}},
+            "isError": True,
+        }
+    )
+
+
 def summary(isbn: str) -> dict[str, Any]:
     """Return the wire form of a fixture book's ``BookSummary``."""
     return {
@@ -235,7 +248,7 @@ async def test_search_books_reports_invalid_arguments_with_their_path(
 ) -> None:
     reply = await rpc("tools/call", {"name": "search-books", "arguments": arguments})
 
-    assert reply == tool_error(f"Invalid tool arguments: {detail}")
+    assert reply == invalid_arguments(detail)
 
 
 @transactional
@@ -270,9 +283,7 @@ async def test_book_details_reports_a_missing_book_as_a_tool_error(library: dict
 async def test_book_details_rejects_a_malformed_isbn() -> None:
     reply = await rpc("tools/call", {"name": "book-details", "arguments": {"isbn": "978-0547773742"}})
 
-    assert reply == tool_error(
-        "Invalid tool arguments: isbn: expected str matching regex '^(?:[0-9]{9}[0-9X]|[0-9]{13})$'"
-    )
+    assert reply == invalid_arguments("isbn: expected str matching regex '^(?:[0-9]{9}[0-9X]|[0-9]{13})$'")
 
 
 @transactional
@@ -357,7 +368,7 @@ async def test_set_stock_rejects_an_unknown_isbn_through_its_async_rule(
         "tools/call", {"name": "set-stock", "arguments": {"isbn": MISSING, "in_stock": True}}, user=librarian
     )
 
-    assert reply == tool_error("Invalid tool arguments: isbn: no book has this ISBN")
+    assert reply == invalid_arguments("isbn: no book has this ISBN")
 
 
 @transactional
