@@ -42,12 +42,14 @@ from django.utils.functional import Promise
 from django_mcp.conf import get_limits
 from django_mcp.cursors import decode_cursor, encode_cursor
 from django_mcp.exceptions import InvalidParams
+from django_mcp.field_errors import field_errors_result
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.schemas import Schema
 
 __all__ = [
     "GENERAL_ERRORS",
+    "INVALID_INPUT",
     "REQUIRED",
     "Page",
     "bad_cursor",
@@ -304,28 +306,30 @@ def json_value(value: Any) -> Any:
 #: defaults (a project's NON_FIELD_ERRORS_KEY is added where DRF is read).
 GENERAL_ERRORS: Final = frozenset({"__all__", "non_field_errors", "detail"})
 
+INVALID_INPUT: Final = "Invalid input:"
+"""The first line of the answer to a form's or serializer's field errors."""
+
 
 def field_errors(
     errors: Mapping[str, Sequence[Any]], *, general: Iterable[str] = GENERAL_ERRORS
 ) -> McpResponse:
-    """Return the ``isError`` result of a form's or serializer's errors.
+    """Return the ``isError`` result of a form's, a serializer's or a model's errors.
 
-    Its text has one line per message (``field: message``; a ``general``
-    key's message alone), and its structured content is
-    ``{"errors": {"field": ["message", ...]}}`` for a client to act on.
+    Errors naming fields are answered as argument errors are
+    (``field_errors_result``): the text lists every problem, and
+    ``structuredContent`` is ``{"errors": {"field": ["message", ...]}}``,
+    where a ``general`` key (``__all__``, ``non_field_errors``) is ``""``,
+    the whole input. Errors of no field only (not found, permission
+    denied) are their messages, as plain text.
     """
-    shaped = {
-        str(field): [" ".join(str(message).split()) for message in messages]
-        for field, messages in errors.items()
-    }
     general = frozenset(general)
-    lines = [
-        message if field in general else f"{field}: {message}"
-        for field, messages in shaped.items()
-        for message in messages
-    ]
-    failed = McpResponse.error("\n".join(lines) or "Invalid arguments.")
-    return dataclasses.replace(failed, structured_content={"errors": shaped})
+    shaped: dict[str, list[str]] = {}
+    for field, messages in errors.items():
+        key = "" if field in general else str(field)
+        shaped.setdefault(key, []).extend(" ".join(str(message).split()) for message in messages)
+    if set(shaped) <= {""}:
+        return McpResponse.error("\n".join(shaped.get("", ())) or "The request failed.")
+    return field_errors_result(shaped, prefix=INVALID_INPUT)
 
 
 def validation_errors(exc: Any) -> dict[str, list[str]]:

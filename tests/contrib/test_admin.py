@@ -257,9 +257,18 @@ def test_form_errors_are_tool_errors_naming_each_field(shelf: Shelf) -> None:
 
     result.assert_is_error()
     assert result.text.splitlines() == [
-        "author: Select a valid choice. That choice is not one of the available choices.",
-        "tags: Select a valid choice. 998 is not one of the available choices.",
+        "Invalid input:",
+        "- author: Select a valid choice. That choice is not one of the available choices.",
+        "- tags: Select a valid choice. 998 is not one of the available choices.",
     ]
+    result.assert_structured(
+        {
+            "errors": {
+                "author": ["Select a valid choice. That choice is not one of the available choices."],
+                "tags": ["Select a valid choice. 998 is not one of the available choices."],
+            }
+        }
+    )
     assert not Volume.objects.filter(title="Nowhere").exists()
     assert not LogEntry.objects.exists()
 

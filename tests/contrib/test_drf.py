@@ -209,9 +209,18 @@ def test_serializer_errors_are_tool_errors_naming_each_field(shelf: Shelf) -> No
 
     result.assert_is_error()
     assert result.text.splitlines() == [
-        'author: Invalid pk "999" - object does not exist.',
-        'tags: Invalid pk "998" - object does not exist.',
+        "Invalid input:",
+        '- author: Invalid pk "999" - object does not exist.',
+        '- tags: Invalid pk "998" - object does not exist.',
     ]
+    result.assert_structured(
+        {
+            "errors": {
+                "author": ['Invalid pk "999" - object does not exist.'],
+                "tags": ['Invalid pk "998" - object does not exist.'],
+            }
+        }
+    )
     assert not Volume.objects.filter(title="Nowhere").exists()
 
 

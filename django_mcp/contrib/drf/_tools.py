@@ -223,8 +223,8 @@ class ViewSetTool(Tool):
         if status >= 400:
             errors: dict[str, list[str]] = {}
             for path, message in errors_of(data):
-                errors.setdefault(path or "detail", []).append(message)
-            return field_errors(errors or {"detail": [f"The request failed (HTTP {status})."]})
+                errors.setdefault(path, []).append(message)
+            return field_errors(errors or {"": [f"The request failed (HTTP {status})."]})
         if data is None:
             return McpResponse.text("Done." if status != 204 else "Deleted.")
         value = json_value(data)
