@@ -22,6 +22,7 @@ from django.test.utils import CaptureQueriesContext
 
 from django_mcp import Server
 from django_mcp.contrib.admin import ModelAdminTools
+from django_mcp.contrib.admin._factory import article
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
 from testproject.demo.admin import BookAdmin
 from testproject.demo.models import Book
@@ -381,3 +382,11 @@ def test_the_demo_library_exposes_its_book_admin() -> None:
     names = [name for name in LibraryServer.compiled().tools if name.startswith("admin-book")]
     assert names == ["admin-book-list", "admin-book-get", "admin-book-change"]
     assert all(tool.model_admin is admin.site.get_model_admin(Book) for tool in ModelAdminTools(BookAdmin))
+
+
+@pytest.mark.parametrize(
+    ("noun", "expected"),
+    [("order", "an"), ("user", "a"), ("update", "an"), ("book", "a"), ("item", "an"), ("unit", "a")],
+)
+def test_generated_descriptions_take_the_article_the_noun_is_spoken_with(noun: str, expected: str) -> None:
+    assert article(noun) == expected
