@@ -29,6 +29,10 @@ by server, method, outcome and date, searched by component and user) and
 the idempotency keys of tool calls (``McpIdempotencyKey``,
 ``McpIdempotencyKeyAdmin``: read-only, whether a result is stored).
 
+Every page of the section answers ``X-Frame-Options: DENY``, whatever the
+project's middleware (``django_mcp._admin.framing``): the playground's
+buttons act as the signed-in user, so no other site may frame them.
+
 A custom admin site registers the same pairs:
 ``site.register(McpCatalog, McpCatalogAdmin)``,
 ``site.register(McpTask, McpTaskAdmin)``,
@@ -58,6 +62,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.text import capfirst
+from django.views.decorators.clickjacking import xframe_options_deny
 from django.views.generic import TemplateView
 
 from django_mcp._admin.audit import McpAuditEntryAdmin
@@ -70,6 +75,7 @@ from django_mcp._admin.catalog import (
     find_server,
     visible_keys,
 )
+from django_mcp._admin.framing import DenyFraming
 from django_mcp._admin.idempotency import McpIdempotencyKeyAdmin
 from django_mcp._admin.markup import ADMIN_MARKUP
 from django_mcp._admin.playground import Playground, complete
@@ -153,7 +159,8 @@ def mcp_catalog_view(site: AdminSite | None = None) -> Callable[..., HttpRespons
     """
     site = admin.site if site is None else site
     view = McpCatalogView.as_view(site=site)
-    wrapped: Callable[..., HttpResponse] = site.admin_view(view)
+    # Framing denied as on the section's own pages (_admin/framing.py).
+    wrapped: Callable[..., HttpResponse] = xframe_options_deny(site.admin_view(view))
     return wrapped
 
 
@@ -165,7 +172,7 @@ def _is_staff(request: HttpRequest) -> bool:
     return bool(user.is_active and user.is_staff)
 
 
-class McpCatalogAdmin(_ModelAdmin):
+class McpCatalogAdmin(DenyFraming, _ModelAdmin):
     """Serve the MCP section: catalog, servers, components, playground, history.
 
     Nothing is stored: the catalog comes from the registry, and the only

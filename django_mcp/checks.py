@@ -56,6 +56,8 @@ Servers (``check_servers``):
   its limits)
 - ``E031`` a server names a skill no skill folder holds (``E029``-``E031``
   replace ``E015`` for that server)
+- ``E038`` a skill's folder, or a file or folder in it, really lies outside
+  the skill's folder (a symbolic link): the skill is not served
 - ``W009`` a skill file is too large to be read within ``MCP_MAX_RESPONSE_SIZE``
 - ``W010`` a skill's frontmatter ``metadata`` uses the ``io.modelcontextprotocol/``
   prefix MCP extensions reserve
@@ -119,6 +121,7 @@ _INT_SETTINGS = (
     "MCP_STREAM_BUFFER",
     "MCP_TASK_THREADS",
     "MCP_MAX_TASKS_PER_CLIENT",
+    "MCP_AUDIT_MAX_ARGUMENTS_SIZE",
 )
 #: Durations in seconds: positive integers or floats.
 _SECONDS_SETTINGS = (
@@ -702,11 +705,22 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
 
 
 def _check_skills(where: str, compiled: Any) -> list[CheckMessage]:
-    """Warn about skill files no read can carry and reserved metadata keys."""
+    """Report refused skills; warn about files no read can carry and reserved metadata keys."""
     from django_mcp.server._frontmatter import reserved_metadata_keys
 
     limit = get_setting("MCP_MAX_RESPONSE_SIZE")
-    messages: list[CheckMessage] = []
+    messages: list[CheckMessage] = [
+        Error(
+            f"{where}: skill {refused.name!r} in {refused.source} is not served: {refused.path} leads "
+            f"to {refused.real}, outside the skill's folder.",
+            hint="A skill's files must really be inside its folder: replace the symbolic link with a "
+            "copy of what it points at, or remove it. To serve a skill kept elsewhere, add the folder "
+            "holding it to MCP_SKILLS_DIRS.",
+            obj=compiled.server,
+            id="django_mcp.E038",
+        )
+        for refused in compiled.skills.refused
+    ]
     for skill in compiled.skills.skills.values():
         for file in skill.files.values():
             # A blob travels as Base64: four bytes for every three.

@@ -47,7 +47,8 @@ Observability (``django_mcp.observability``): ``MCP_TELEMETRY`` (True)
 lets OpenTelemetry spans and metrics out when a provider is configured;
 ``MCP_AUDIT`` (None: off; "writes" or "all") chooses the calls the audit
 trail records, with the argument keys matching ``MCP_AUDIT_REDACT``
-replaced, kept ``MCP_AUDIT_RETENTION_DAYS`` days (90; None: forever).
+replaced and the arguments cut past ``MCP_AUDIT_MAX_ARGUMENTS_SIZE`` bytes
+(4 KiB), kept ``MCP_AUDIT_RETENTION_DAYS`` days (90; None: forever).
 
 Idempotency keys (``Tool.idempotency_keys``) are remembered
 ``MCP_IDEMPOTENCY_KEY_TTL`` seconds (86400, a day): a retry within it gets
@@ -186,8 +187,17 @@ DEFAULTS: Final[dict[str, Any]] = {
     # (none), "writes" (tools/call of tools not marked readOnlyHint) or "all".
     "MCP_AUDIT": None,
     # Regular expressions (case-insensitive, searched) naming argument keys
-    # whose values an audit entry replaces with "[redacted]".
-    "MCP_AUDIT_REDACT": [r"password|passwd|secret|token|api[_-]?key|authorization|cookie|credential"],
+    # whose values an audit entry replaces with "[redacted]". The second one
+    # finds one-time passwords (otp, otp_code, userOtp, totp) but not the
+    # letters inside a word (footprint).
+    "MCP_AUDIT_REDACT": [
+        r"password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key"
+        r"|authorization|cookie|credential|signature",
+        r"(?:^|[^a-z])t?otp|(?-i:[a-z](?:T?Otp|T?OTP|Totp))",
+    ],
+    # Bytes of compact JSON an audit entry keeps of a call's redacted
+    # arguments; larger ones are stored cut and marked "[truncated]".
+    "MCP_AUDIT_MAX_ARGUMENTS_SIZE": 4 * KiB,
     # Days audit entries are kept; manage.py mcp_prune_audit deletes older
     # ones (None: kept forever).
     "MCP_AUDIT_RETENTION_DAYS": 90,
@@ -265,6 +275,7 @@ class McpSettings:
     audit: str | None = None
     #: The argument keys an audit entry redacts, as regular expressions.
     audit_redact: tuple[str, ...] = ()
+    audit_max_arguments_size: int = 4 * KiB  # bytes of an audit entry's arguments
     idempotency_key_ttl: float = 86400  # seconds an idempotency key is kept
 
 
@@ -295,6 +306,7 @@ def get_settings() -> McpSettings:
         telemetry=bool(get_setting("MCP_TELEMETRY")),
         audit=_audit_mode(),
         audit_redact=tuple(_strings(get_setting("MCP_AUDIT_REDACT"))),
+        audit_max_arguments_size=get_setting("MCP_AUDIT_MAX_ARGUMENTS_SIZE"),
         idempotency_key_ttl=get_setting("MCP_IDEMPOTENCY_KEY_TTL"),
     )
 

@@ -8,6 +8,7 @@ Hierarchy::
     ├── MethodNotFound             -32601 unknown or unadvertised method
     ├── InvalidParams              -32602 bad params, unknown name, bad cursor
     │   ├── ResourceNotFound       -32602 (2026-07-28) / -32002 (2025-11-25)
+    │   ├── ToolNotFound           -32602 a tools/call of an unknown or hidden tool
     │   └── MissingMeta            -32602 a 2026-07-28 request without its _meta (HTTP 400)
     ├── InternalError              -32603 unexpected failure (no detail sent)
     │   ├── ServerBusy             -32603 no request slot in time (HTTP 503, Retry-After)
@@ -64,6 +65,7 @@ __all__ = [
     "SkillError",
     "SkillProblem",
     "TaskCancelled",
+    "ToolNotFound",
     "TooManyStreams",
     "UnsupportedProtocolVersion",
 ]
@@ -121,6 +123,17 @@ class ResourceNotFound(InvalidParams):
     """No resource matches the requested URI (``data`` carries the URI)."""
 
     default_message = "Resource not found"
+
+
+class ToolNotFound(InvalidParams):
+    """``tools/call`` names no tool the caller may use (unknown, or hidden from it).
+
+    Both answer alike (MCP 2026-07-28 server/tools: -32602 "Unknown tool");
+    the class lets observers tell a refused call from one that was admitted
+    (the audit trail records no name and no arguments for it).
+    """
+
+    default_message = "Unknown tool"
 
 
 class InternalError(McpError):

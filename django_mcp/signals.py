@@ -14,8 +14,8 @@ async functions; an exception a receiver raises is logged
 
     * ``server``: the server's key (its dotted path), a ``str``;
     * ``method``: the JSON-RPC method, e.g. ``"tools/call"``;
-    * ``component``: the tool, prompt or skill name, the resource URI, else
-      ``""``;
+    * ``component``: the tool or prompt name, the resource or skill URI
+      (without its query string, fragment or user information), else ``""``;
     * ``user``: the caller (a user, ``AnonymousUser``, or None over STDIO);
     * ``outcome``: one of ``OUTCOMES`` (``"ok"``, ``"tool_error"``,
       ``"error"``, ``"input_required"``, ``"task"``, ``"cancelled"``);

@@ -1258,7 +1258,7 @@ def test_the_json_handler400_silences_w013() -> None:
     assert [m.id for m in check_deploy() if m.id == "django_mcp.W013"] == []
 
 
-# --------------------------------------------------- skills (E028-E031, W009, W010)
+# --------------------------------------------- skills (E028-E031, E038, W009, W010)
 
 
 def test_skills_dirs_that_is_not_a_list_is_e028(settings: Any) -> None:
@@ -1391,6 +1391,34 @@ def test_skill_files_too_large_to_read_are_w009(servers: None, settings: Any, tm
             id="django_mcp.W009",
         )
         for path, size in (("blob.bin", 751), ("long.md", 1001))
+    ]
+
+
+def test_a_skill_with_a_link_outside_its_folder_is_e038(servers: None, settings: Any, tmp_path: Any) -> None:
+    import os
+
+    from tests.skill_folders import write_skill
+
+    pytest.importorskip("yaml", reason="the skills extra (PyYAML) is not installed")
+    skills = tmp_path / "skills"
+    settings.MCP_SKILLS_DIRS = [skills]
+    folder = write_skill(skills, "good")
+    write_skill(skills, "fine")
+    (tmp_path / ".env").write_text("SECRET_KEY=x\n")
+    os.symlink(tmp_path / ".env", folder / "ref.md")
+    server = _skills_server(("good", "fine"))
+    registry._registry["web"]["skills"] = server
+
+    assert check_servers() == [
+        Error(
+            f"web server 'skills': skill 'good' in MCP_SKILLS_DIRS[0] ({skills}) is not served: good/ref.md "
+            f"leads to {tmp_path / '.env'}, outside the skill's folder.",
+            hint="A skill's files must really be inside its folder: replace the symbolic link with a copy "
+            "of what it points at, or remove it. To serve a skill kept elsewhere, add the folder holding it "
+            "to MCP_SKILLS_DIRS.",
+            obj=server,
+            id="django_mcp.E038",
+        )
     ]
 
 

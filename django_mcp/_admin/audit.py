@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from django_mcp._admin.framing import DenyFraming
 from django_mcp.models import McpAuditEntry
 
 __all__ = ["McpAuditEntryAdmin"]
@@ -26,7 +27,7 @@ else:
     _ModelAdmin = admin.ModelAdmin
 
 
-class McpAuditEntryAdmin(_ModelAdmin):
+class McpAuditEntryAdmin(DenyFraming, _ModelAdmin):
     """List and inspect audited MCP calls; nothing is edited here."""
 
     list_display = ("created_at", "server", "method", "component", "who", "outcome", "error_code", "seconds")

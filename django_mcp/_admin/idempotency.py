@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from django.contrib import admin
 from django.http import HttpRequest
 
+from django_mcp._admin.framing import DenyFraming
 from django_mcp.models import McpIdempotencyKey
 
 __all__ = ["McpIdempotencyKeyAdmin"]
@@ -25,7 +26,7 @@ else:
     _ModelAdmin = admin.ModelAdmin
 
 
-class McpIdempotencyKeyAdmin(_ModelAdmin):
+class McpIdempotencyKeyAdmin(DenyFraming, _ModelAdmin):
     """List and inspect idempotency keys; nothing is edited here."""
 
     list_display = ("created_at", "server", "tool", "caller", "key", "stored")

@@ -18,6 +18,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from django_mcp._admin.framing import DenyFraming
 from django_mcp.models import McpTask
 
 __all__ = ["STUCK_QUEUED", "McpTaskAdmin", "StuckFilter", "lease_state"]
@@ -69,7 +70,7 @@ class StuckFilter(admin.SimpleListFilter):
         return queryset
 
 
-class McpTaskAdmin(_ModelAdmin):
+class McpTaskAdmin(DenyFraming, _ModelAdmin):
     """List and inspect MCP tasks; nothing is edited here."""
 
     list_display = ("short_id", "tool", "status", "status_message", "owner", "age", "lease", "runs")

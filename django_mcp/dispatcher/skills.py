@@ -25,7 +25,10 @@ they are -32601, like every method it does not offer:
 checked against the size and digest published when the server compiled.
 A file that changed since, or cannot be read, is -32603 and logged: the
 published manifest no longer vouches for it (SEP-2640 "Integrity and
-Verification"), and it is served again after a restart.
+Verification"), and it is served again after a restart. A file that now
+really lies outside its skill's folder (swapped for a symbolic link since
+the server compiled) is not opened: it is logged and answered like an
+unknown URI.
 
 Visibility is the resources' rule: a skill the caller may not use
 (``permissions``, ``authorize()``) is left out of every list, and its URIs
@@ -40,12 +43,13 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+from asgiref.sync import sync_to_async
 from django.core.exceptions import SuspiciousFileOperation
 
 from django_mcp.auth import can_use, can_use_unknown, find_usable
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.paging import decode_cursor, encode_cursor, encoded_items, page
-from django_mcp.exceptions import InternalError, InvalidParams, MethodNotFound
+from django_mcp.exceptions import InternalError, InvalidParams, MethodNotFound, ResourceNotFound
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import BlobResourceContents, TextResourceContents
 from django_mcp.protocol.definitions import ResourceDefinition
@@ -161,6 +165,11 @@ def _directory_page(
 
 async def read_file(call: Call, skill: CompiledSkill, file: SkillFile) -> ReadResourceResult:
     """Answer ``resources/read`` of one file of a skill the caller may use."""
+    # Checked again at each read: compiling checked the file as it was then.
+    real = await sync_to_async(skill.source.outside)(skill.name, file.path)
+    if real is not None:
+        logger.error("Skill file %s now leads to %s, outside its skill's folder; not served", file.uri, real)
+        raise ResourceNotFound(data={"uri": file.uri})
     disk = Disk(skill.source.label, skill.source.storage)
     try:
         data = await disk.file(f"{skill.name}/{file.path}").read()

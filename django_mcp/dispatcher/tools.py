@@ -57,7 +57,7 @@ from django_mcp.dispatcher.idempotency import hold, key_of, settle
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.paging import encoded_items, page
 from django_mcp.dispatcher.shape import ShapeError, check_responses, only_result
-from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError
+from django_mcp.exceptions import InvalidParams, McpError, SchemaValidationError, ToolNotFound
 from django_mcp.field_errors import field_errors, field_errors_result
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
@@ -158,8 +158,9 @@ async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolRe
     ``count_rate`` is False for a task's run, counted when it was created.
 
     Raises:
-        InvalidParams: an unknown, hidden or non-string name; arguments that
-            are not an object; a bad retry.
+        ToolNotFound: an unknown or hidden name.
+        InvalidParams: a non-string name; arguments that are not an object;
+            a bad retry.
         HeaderMismatch: the transport's own check refused the call.
     """
     params = call.params
@@ -170,7 +171,7 @@ async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolRe
     # (a hidden one at the cost of an unknown one, and the other way round).
     entry = call.compiled.open_tools.get(name) or await visible_tool(call.compiled, name, call.request)
     if entry is None:
-        raise InvalidParams(f"Unknown tool: {name}")
+        raise ToolNotFound(f"Unknown tool: {name}")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}

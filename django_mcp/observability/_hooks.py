@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from asgiref.sync import sync_to_async
 
 from django_mcp._callers import client_address
+from django_mcp.exceptions import ToolNotFound
 from django_mcp.observability import audit, refresh
 from django_mcp.observability._record import CallRecord, component_of, outcome_of, transport_of
 from django_mcp.observability._state import OBSERVATION
@@ -29,6 +30,7 @@ from django_mcp.observability.calls import log_call
 from django_mcp.signals import mcp_request_finished, mcp_task_status_changed
 
 if TYPE_CHECKING:
+    from django_mcp.conf import McpSettings
     from django_mcp.dispatcher import Dispatcher
     from django_mcp.dispatcher.codec import Envelope, Reply
     from django_mcp.dispatcher.context import CallContext, Emit
@@ -84,6 +86,7 @@ async def observe_request(
         outcome_of(reply.result, error),
         None if error is None else error.code,
         started,
+        unseen=isinstance(error, ToolNotFound),
     )
     if scope is not None:
         telemetry.end(scope, record, result=reply.result, message=None if error is None else error.message)
@@ -91,9 +94,11 @@ async def observe_request(
     if mcp_request_finished.receivers:
         await _send(record)
     mode = state.audit
-    if mode is not None and audit.audited(mode, compiled, record.method, record.component):
+    if mode is not None and audit.audited(
+        mode, compiled, record.method, record.component, unseen=record.unseen
+    ):
         try:
-            await sync_to_async(_audit)(record, compiled, dispatcher.settings.audit_redact)
+            await sync_to_async(_audit)(record, compiled, dispatcher.settings)
         except Exception:  # the audit never fails the call it records
             logger.exception("Could not audit %s %s", record.method, record.component)
     return reply
@@ -108,6 +113,8 @@ def _record(
     outcome: str,
     error_code: int | None,
     started: float,
+    *,
+    unseen: bool = False,
 ) -> CallRecord:
     params = envelope.params
     return CallRecord(
@@ -125,6 +132,7 @@ def _record(
         params=params,
         http=ctx.http,
         client_address=address,
+        unseen=unseen,
     )
 
 
@@ -144,9 +152,10 @@ async def _send(record: CallRecord) -> None:
     _log_failures(answers, "mcp_request_finished")
 
 
-def _audit(record: CallRecord, compiled: CompiledServer, sources: tuple[str, ...]) -> None:
+def _audit(record: CallRecord, compiled: CompiledServer, settings: McpSettings) -> None:
     try:
-        entry = audit.entry_for(record, compiled, audit.patterns(sources))
+        rules = audit.patterns(settings.audit_redact)
+        entry = audit.entry_for(record, compiled, rules, max_arguments_size=settings.audit_max_arguments_size)
     except Exception:  # the audit never fails the call it records
         logger.exception("Could not build the MCP audit entry of %s %s", record.method, record.component)
         return

@@ -5,6 +5,11 @@ envelope, the ``CallContext`` and the ``Reply`` (whose ``result`` is the
 finished result before encoding), then handed to the telemetry, the call
 log, the signal and the audit trail. Nothing here touches the network or
 the database.
+
+A URI is recorded without what may carry a credential
+(``redact_uri``): its query string, its fragment and the user information
+of its authority. This is the one rule for the call log, the signal, the
+audit trail and the span attribute ``mcp.resource.uri``.
 """
 
 from __future__ import annotations
@@ -16,7 +21,15 @@ from typing import Any, Final
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
 from django_mcp.protocol.tasks import CreateTaskResult
 
-__all__ = ["COMPONENT_KEYS", "CallRecord", "component_of", "outcome_of", "transport_of"]
+__all__ = [
+    "COMPONENT_KEYS",
+    "URI_REDACTED",
+    "CallRecord",
+    "component_of",
+    "outcome_of",
+    "redact_uri",
+    "transport_of",
+]
 
 COMPONENT_KEYS: Final[Mapping[str, str]] = {
     "tools/call": "name",
@@ -24,7 +37,7 @@ COMPONENT_KEYS: Final[Mapping[str, str]] = {
     "resources/read": "uri",
     "resources/subscribe": "uri",
     "resources/unsubscribe": "uri",
-    "skills/get": "name",
+    "skills/get": "uri",
     "resources/directory/read": "uri",
 }
 """The ``params`` member naming the component each method concerns.
@@ -34,11 +47,37 @@ capability, kept out of logs and audit rows.
 """
 
 
+URI_REDACTED: Final = "[redacted]"
+"""What a recorded URI shows in place of its query, fragment or user information."""
+
+
+def redact_uri(uri: str) -> str:
+    """Return ``uri`` without the parts that may carry a credential.
+
+    Everything from the first ``?`` or ``#`` becomes ``?[redacted]`` (or
+    ``#[redacted]``), whatever the keys (``sec://x?token=abc&page=2`` is
+    recorded as ``sec://x?[redacted]``), and user information before an
+    authority's ``@`` becomes ``[redacted]@``. A URI without them is
+    returned as it is.
+    """
+    cut = min((index for index in (uri.find("?"), uri.find("#")) if index >= 0), default=-1)
+    if cut >= 0:
+        uri = uri[: cut + 1] + URI_REDACTED
+    scheme, separator, rest = uri.partition("://")
+    if separator:
+        authority, slash, path = rest.partition("/")
+        if "@" in authority:
+            uri = f"{scheme}://{URI_REDACTED}@{authority.rpartition('@')[2]}{slash}{path}"
+    return uri
+
+
 def component_of(method: str, params: Mapping[str, Any]) -> str:
-    """Return the component a request concerns (tool or prompt name, URI), else ""."""
+    """Return the component a request concerns (tool or prompt name, redacted URI), else ""."""
     key = COMPONENT_KEYS.get(method)
     value = params.get(key) if key is not None else None
-    return value if isinstance(value, str) else ""
+    if not isinstance(value, str):
+        return ""
+    return redact_uri(value) if key == "uri" else value
 
 
 def outcome_of(result: Any, error: Any) -> str:
@@ -88,6 +127,9 @@ class CallRecord:
     #: The caller's address (``MCP_CLIENT_IP``, else the peer's), over HTTP
     #: while the telemetry or the audit needs it; else None.
     client_address: str | None = None
+    #: A ``tools/call`` refused because the caller may use no tool of that
+    #: name (unknown or hidden: ``ToolNotFound``).
+    unseen: bool = False
 
     @property
     def user_id(self) -> Any:

@@ -5,20 +5,34 @@ request:
 
 * ``None`` or ``"off"`` (the default): nothing;
 * ``"writes"``: ``tools/call`` of a tool whose annotations do not say
-  ``readOnlyHint: true`` (a call of a tool the server does not have is not
-  recorded; resource reads, prompts and lists are not writes);
+  ``readOnlyHint: true`` (a call of a tool the caller may not use, unknown
+  or hidden, is not recorded; resource reads, prompts and lists are not
+  writes);
 * ``"all"``: every request a dispatcher answers.
 
 A row holds the time, the server, the method, the component (tool or
-prompt name, resource URI), the caller (``user_pk`` and ``username`` of a
-signed-in user, ``client``: ``user:<pk>``, ``ip:<address>`` or
-``anonymous``, and the client address), the transport, the arguments of a
-``tools/call`` or ``prompts/get`` with secrets replaced by ``REDACTED``,
-the outcome, the JSON-RPC error code, the duration and the protocol
-version. Redaction replaces the value of every key, at any depth, that a
-pattern of ``MCP_AUDIT_REDACT`` matches (``re.search``, case-insensitive),
-and of every property the tool's input schema marks ``writeOnly: true``
-(``$ref``, ``anyOf``, ``oneOf``, ``allOf`` and ``items`` are followed).
+prompt name, resource URI without its query, ``redact_uri``), the caller
+(``user_pk`` and ``username`` of a signed-in user, ``client``:
+``user:<pk>``, ``ip:<address>`` or ``anonymous``, and the client address),
+the transport, the arguments of a ``tools/call`` or ``prompts/get`` with
+secrets replaced by ``REDACTED``, the outcome, the JSON-RPC error code, the
+duration and the protocol version. Redaction replaces the value of every
+key, at any depth, that a pattern of ``MCP_AUDIT_REDACT`` matches
+(``re.search``, case-insensitive), and of every property the tool's input
+schema marks ``writeOnly: true`` (``$ref``, ``anyOf``, ``oneOf``,
+``allOf`` and ``items`` are followed).
+
+A row is bounded whatever the caller sends, so that nobody fills the disk
+through it: the redacted arguments take at most
+``MCP_AUDIT_MAX_ARGUMENTS_SIZE`` bytes of compact JSON (4096). Larger ones
+are stored cut (``cap``): the top-level members that fit are kept whole,
+in order, and the key ``"[truncated]"`` gives the size in bytes of the
+whole redacted arguments; arguments that are not an object become
+``{"[truncated]": <size>}``. Text columns are cut to their length, ending
+with ``…`` when cut. A ``tools/call`` refused because the caller may use
+no tool of that name (``ToolNotFound``: unknown, or hidden from it) is
+recorded, under ``"all"`` only, with the component ``"[unknown]"`` and no
+arguments: a name the caller made up is not kept.
 
 Writing costs the request one INSERT, made after the answer is computed;
 a failure is logged (``django_mcp.observability.audit``) and never
@@ -31,11 +45,13 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
 from django.utils import timezone
 
 from django_mcp._callers import caller_identity
@@ -45,7 +61,19 @@ if TYPE_CHECKING:
     from django_mcp.observability._record import CallRecord
     from django_mcp.server.compiler import CompiledServer
 
-__all__ = ["MAX_DEPTH", "REDACTED", "audited", "entry_for", "patterns", "prune", "redact", "write"]
+__all__ = [
+    "MAX_DEPTH",
+    "REDACTED",
+    "TRUNCATED",
+    "UNKNOWN_TOOL",
+    "audited",
+    "cap",
+    "entry_for",
+    "patterns",
+    "prune",
+    "redact",
+    "write",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -55,10 +83,21 @@ REDACTED: Final = "[redacted]"
 MAX_DEPTH: Final = 64
 """Nesting levels of arguments redaction walks; anything deeper is replaced whole."""
 
+TRUNCATED: Final = "[truncated]"
+"""The key of cut arguments whose value is the size in bytes of the whole (``cap``)."""
+
+UNKNOWN_TOOL: Final = "[unknown]"
+"""The component of a ``tools/call`` of a tool the caller may not use.
+
+Not a valid tool name (MCP tool names are letters, digits, ``_``, ``-`` and
+``.``), so it cannot be mistaken for one.
+"""
+
 #: How many ``$ref`` hops a schema lookup follows (a cycle stops there).
 _MAX_REFS: Final = 16
 #: Methods whose ``params.arguments`` an entry keeps (redacted).
 _WITH_ARGUMENTS: Final = frozenset({"tools/call", "prompts/get"})
+_encoder: Final = msgspec.json.Encoder()
 
 
 @functools.lru_cache(maxsize=8)
@@ -149,11 +188,58 @@ def _properties(
     return properties, extra
 
 
-def audited(mode: str | None, compiled: CompiledServer, method: str, component: str) -> bool:
-    """Return True when ``MCP_AUDIT`` (``mode``) records this request."""
+def _size(value: Any) -> int:
+    """Return the bytes of ``value`` as compact JSON."""
+    try:
+        return len(_encoder.encode(value))
+    except (msgspec.EncodeError, OverflowError, TypeError):
+        # An integer past 64 bits, say: the standard library encodes any.
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def cap(arguments: Any, limit: int) -> Any:
+    """Return ``arguments`` when their compact JSON takes at most ``limit`` bytes, else cut.
+
+    Cut arguments keep the top-level members that fit whole, in order (a
+    member too large is left out, a smaller one after it may still fit),
+    plus ``TRUNCATED`` mapped to the size in bytes of the whole; arguments
+    that are not an object become ``{TRUNCATED: size}``. The result never
+    takes more than ``limit`` bytes, or than ``{TRUNCATED: size}`` does.
+    """
+    size = _size(arguments)
+    if size <= limit:
+        return arguments
+    kept: dict[str, Any] = {}
+    if isinstance(arguments, dict):
+        # {"[truncated]":<size>} plus, per member kept, "<key>":<value> and a comma.
+        budget = limit - _size({TRUNCATED: size})
+        for key, value in arguments.items():
+            if budget <= 4:  # not even "":0, is left
+                break
+            cost = _size(key) + 1 + _size(value) + 1
+            if cost <= budget:
+                kept[key] = value
+                budget -= cost
+    kept[TRUNCATED] = size
+    return kept
+
+
+def _clip(text: str, length: int) -> str:
+    """Return ``text`` cut to ``length`` characters, ending with "…" when cut."""
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def audited(
+    mode: str | None, compiled: CompiledServer, method: str, component: str, *, unseen: bool = False
+) -> bool:
+    """Return True when ``MCP_AUDIT`` (``mode``) records this request.
+
+    ``unseen``: a ``tools/call`` of a tool the caller may not use, recorded
+    under ``"all"`` only (it wrote nothing).
+    """
     if mode == "all":
         return True
-    if mode != "writes" or method != "tools/call":
+    if mode != "writes" or method != "tools/call" or unseen:
         return False
     entry = compiled.tools.get(component)
     if entry is None:
@@ -163,37 +249,45 @@ def audited(mode: str | None, compiled: CompiledServer, method: str, component: 
 
 
 def entry_for(
-    record: CallRecord, compiled: CompiledServer, rules: Iterable[re.Pattern[str]]
+    record: CallRecord,
+    compiled: CompiledServer,
+    rules: Iterable[re.Pattern[str]],
+    *,
+    max_arguments_size: int,
 ) -> McpAuditEntry:
-    """Return the (unsaved) audit row of a finished request."""
+    """Return the (unsaved) audit row of a finished request.
+
+    ``max_arguments_size`` bounds the stored arguments (``cap``).
+    """
     from django_mcp.models import McpAuditEntry
 
     arguments = None
-    if record.method in _WITH_ARGUMENTS and "arguments" in record.params:
+    component = UNKNOWN_TOOL if record.unseen else record.component
+    if record.method in _WITH_ARGUMENTS and "arguments" in record.params and not record.unseen:
         schema = None
         if record.method == "tools/call":
             tool = compiled.tools.get(record.component)
             schema = tool.definition.input_schema if tool is not None else None
-        arguments = redact(record.params.get("arguments"), rules, schema)
+        arguments = cap(redact(record.params.get("arguments"), rules, schema), max_arguments_size)
     user = record.user
     signed_in = user is not None and getattr(user, "is_authenticated", False)
     address = record.client_address
     return McpAuditEntry(
         created_at=timezone.now(),
-        server=record.server_key[:255],
-        method=record.method[:64],
-        component=record.component[:512],
-        user_pk=str(user.pk)[:255] if signed_in else "",
-        username=str(user.get_username())[:255] if signed_in else "",
-        client=caller_identity(user, address)[:255],
-        client_address=(address or "")[:255],
+        server=_clip(record.server_key, 255),
+        method=_clip(record.method, 64),
+        component=_clip(component, 512),
+        user_pk=_clip(str(user.pk), 255) if signed_in else "",
+        username=_clip(str(user.get_username()), 255) if signed_in else "",
+        client=_clip(caller_identity(user, address), 255),
+        client_address=_clip(address or "", 255),
         transport=record.transport,
         arguments=arguments,
         outcome=record.outcome,
         error_code=record.error_code,
         duration=record.duration,
-        protocol_version=record.protocol_version[:32],
-        request_id="" if record.request_id is None else str(record.request_id)[:255],
+        protocol_version=_clip(record.protocol_version, 32),
+        request_id="" if record.request_id is None else _clip(str(record.request_id), 255),
     )
 
 

@@ -3,8 +3,9 @@
 Each request the dispatcher answers logs one ``INFO`` record, message
 ``"<method> <component> <outcome> in <seconds>s"``, whose ``extra`` fields
 a structured formatter (JSON, logfmt) can read from the record:
-``server``, ``method``, ``component``, ``user_id`` (the primary key of an
-authenticated caller, else None), ``outcome`` (one of
+``server``, ``method``, ``component`` (a URI without its query string,
+fragment or user information: ``_record.redact_uri``), ``user_id`` (the
+primary key of an authenticated caller, else None), ``outcome`` (one of
 ``django_mcp.signals.OUTCOMES``), ``error_code`` (JSON-RPC code, else
 None), ``duration`` (seconds, a float), ``request_id``,
 ``protocol_version`` and ``transport`` (``http``, ``in-process``,

@@ -19,7 +19,8 @@ Protocol (GenAI conventions, ``gen-ai/mcp.md``, status Development):
   ``gen_ai.tool.name`` and ``gen_ai.operation.name`` (``execute_tool``) for
   ``tools/call``, ``gen_ai.prompt.name`` for ``prompts/get``,
   ``mcp.resource.uri`` for ``resources/read``, ``resources/subscribe`` and
-  ``resources/unsubscribe``, ``client.address``, ``network.transport``
+  ``resources/unsubscribe`` (without its query string, fragment or user
+  information: ``_record.redact_uri``), ``client.address``, ``network.transport``
   (``tcp`` over HTTP, ``pipe`` over STDIO; none in-process) and
   ``network.protocol.name`` (``http``); on failure ``error.type``
   (``tool_error`` for a result with ``isError``, else the JSON-RPC code,
@@ -61,6 +62,7 @@ import importlib.metadata
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from django_mcp.observability._record import redact_uri
 from django_mcp.protocol.results import InputRequiredResult
 
 if TYPE_CHECKING:
@@ -327,7 +329,8 @@ def _target(compiled: CompiledServer, method: str, params: Mapping[str, Any]) ->
         return name, name in known
     if method in _URI_METHODS:
         uri = params.get("uri")
-        return (uri if isinstance(uri, str) else ""), False
+        # A query string may carry a token: spans are exported elsewhere.
+        return (redact_uri(uri) if isinstance(uri, str) else ""), False
     return "", False
 
 

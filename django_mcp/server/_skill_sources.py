@@ -17,8 +17,13 @@ listing and reading are one code path whatever holds the files. Names
 starting with ``.`` or ending with ``~`` and ``__pycache__`` folders are
 not part of a skill (version-control, editor and interpreter droppings),
 and a folder nested more than ``MAX_DEPTH`` levels deep is refused (a
-symbolic link loop). Folders of ``MCP_SKILLS_DIRS`` that do not exist are
-skipped here and reported by ``manage.py check`` (``django_mcp.E028``).
+symbolic link loop). On disk, a skill's folder, and every file and folder in
+it, must really be inside that folder once symbolic links are followed
+(``SkillSource.outside``): a ``ref.md`` linked to the project's ``.env``
+would publish whatever it points at, so listing a skill with one raises
+``LeavesFolder``. A storage's files are where the storage says. Folders of
+``MCP_SKILLS_DIRS`` that do not exist are skipped here and reported by
+``manage.py check`` (``django_mcp.E028``).
 
 Under ``runserver`` the autoreloader watches every skill folder on disk,
 so editing a skill restarts the server, which then serves the new digests
@@ -44,6 +49,7 @@ from django_mcp.conf import get_setting
 __all__ = [
     "MAX_DEPTH",
     "SKILL_FILE",
+    "LeavesFolder",
     "SkillSource",
     "TooDeep",
     "find_skill",
@@ -62,6 +68,20 @@ MAX_DEPTH: Final = 32
 
 class TooDeep(ValueError):
     """A skill's folders nest deeper than ``MAX_DEPTH`` levels."""
+
+
+class LeavesFolder(ValueError):
+    """A file or folder of a skill really lies outside the skill's folder (a symbolic link)."""
+
+    def __init__(self, path: str, real: str) -> None:
+        super().__init__(f"{path} leads to {real}, outside the skill's folder")
+        #: The path as listed, from the source's root (``good/ref.md``).
+        self.path = path
+        #: Where it really is, symbolic links followed.
+        self.real = real
+
+    def __repr__(self) -> str:
+        return f"LeavesFolder(path={self.path!r}, real={self.real!r})"
 
 
 def is_ignored(name: str) -> bool:
@@ -90,9 +110,34 @@ class SkillSource:
         """Yield the paths of the files of skill ``name``, relative to its folder.
 
         The order is the storage's; callers sort. Raises ``TooDeep`` past
-        ``MAX_DEPTH`` levels.
+        ``MAX_DEPTH`` levels, and ``LeavesFolder`` for the skill's folder, a
+        file or a folder that really lies outside the skill's folder.
         """
+        self._inside(name, "")
         yield from self._walk(name, "", 0)
+
+    def outside(self, name: str, path: str = "") -> str | None:
+        """Return where ``path`` of skill ``name`` really is when that is outside its folder, else None.
+
+        ``path`` is relative to the skill's folder ("" is the folder
+        itself). The skill's folder is ``<source>/<name>`` with the source's
+        own links resolved: a skill folder that is itself a link elsewhere
+        is outside too. Only a folder on disk has links; for any other
+        storage the answer is None.
+        """
+        storage = self.storage
+        if not isinstance(storage, FileSystemStorage):
+            return None
+        folder = os.path.join(os.path.realpath(storage.location), name)
+        real = os.path.realpath(storage.path(f"{name}/{path}" if path else name))
+        if real == folder or real.startswith(folder + os.sep):
+            return None
+        return real
+
+    def _inside(self, name: str, path: str) -> None:
+        real = self.outside(name, path)
+        if real is not None:
+            raise LeavesFolder(f"{name}/{path}" if path else name, real)
 
     def _walk(self, root: str, relative: str, depth: int) -> Iterator[str]:
         if depth > MAX_DEPTH:
@@ -100,10 +145,15 @@ class SkillSource:
         folders, files = self.storage.listdir(f"{root}/{relative}" if relative else root)
         for file in files:
             if not is_ignored(file):
-                yield f"{relative}/{file}" if relative else file
+                path = f"{relative}/{file}" if relative else file
+                self._inside(root, path)
+                yield path
         for folder in folders:
             if not is_ignored(folder):
-                yield from self._walk(root, f"{relative}/{folder}" if relative else folder, depth + 1)
+                path = f"{relative}/{folder}" if relative else folder
+                # Before descending: a link to / is refused, not walked.
+                self._inside(root, path)
+                yield from self._walk(root, path, depth + 1)
 
     def read(self, path: str, limit: int) -> bytes:
         """Return the bytes of ``path``, at most ``limit`` plus one of them."""

@@ -27,6 +27,15 @@ missing, ``E030`` invalid skill, ``E031`` no such skill). Declaration
 mistakes (a bad name or prefix, a duplicate) are plain
 ``ImproperlyConfigured``, as for every other component.
 
+A skill on disk whose folder, or any file or folder in it, really lies
+outside the skill's folder once symbolic links are followed (a ``ref.md``
+linked to the project's ``.env``) is refused whole: none of its files is
+served, its URIs answer like unknown ones, the refusal is logged and kept
+in ``SkillCatalog.refused``, and ``manage.py check`` reports it (``E038``).
+The other skills of the server are served as usual. A file swapped for
+such a link after the server compiled is refused when read
+(``dispatcher/skills.py``).
+
 URIs (SEP-2640 "Resource Mapping"): a skill's root is
 ``skill://<prefix>/<name>`` (``skill://<name>`` without a prefix), its
 ``SKILL.md`` is ``<root>/SKILL.md`` and every other file ``<root>/<path>``,
@@ -45,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import logging
 import mimetypes
 import posixpath
 import re
@@ -69,6 +79,7 @@ from django_mcp.server._frontmatter import (
 )
 from django_mcp.server._skill_sources import (
     SKILL_FILE,
+    LeavesFolder,
     SkillSource,
     TooDeep,
     find_skill,
@@ -85,6 +96,7 @@ __all__ = [
     "SKILL_MIME_TYPE",
     "CompiledSkill",
     "DirectoryChild",
+    "RefusedSkill",
     "Skill",
     "SkillCatalog",
     "SkillDeclaration",
@@ -95,6 +107,8 @@ __all__ = [
     "compile_skills",
     "skill_root",
 ]
+
+logger = logging.getLogger(__name__)
 
 ALL_SKILLS: Final = "__all__"
 """``Server.skills`` value serving every skill the finders locate."""
@@ -228,6 +242,19 @@ class SkillDirectory:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class RefusedSkill:
+    """A skill not served because a path of it leads outside its folder."""
+
+    name: str
+    #: The source it was found in (``MCP_SKILLS_DIRS[0] (/srv/skills)``).
+    source: str
+    #: The offending path from the source's root (``good/ref.md``).
+    path: str
+    #: Where that path really is, symbolic links followed.
+    real: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class SkillCatalog:
     """Everything a server serves for the skills extension."""
 
@@ -239,6 +266,8 @@ class SkillCatalog:
     directories: Mapping[str, SkillDirectory]
     #: True when ``resources/directory/read`` is served.
     directory_read: bool
+    #: Skills found but not served: a path of theirs leaves their folder.
+    refused: tuple[RefusedSkill, ...] = ()
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -317,12 +346,19 @@ def compile_skills(
             raise ImproperlyConfigured(f"{label}: skill {declaration.root!r} is declared twice")
     problems: list[SkillProblem] = []
     skills: dict[str, CompiledSkill] = {}
+    refused: list[RefusedSkill] = []
     for declaration, source in located:
         if source is None:
             problems.append(_not_found(declaration, sources))
             continue
         try:
             skill = _load(declaration, source)
+        except LeavesFolder as exc:
+            # Refused whole, never failing the server: the rest of its
+            # skills stay served, and manage.py check reports it (E038).
+            refused.append(RefusedSkill(declaration.name, source.label, exc.path, exc.real))
+            logger.error("%s: skill %r in %s is not served: %s", label, declaration.name, source.label, exc)
+            continue
         except YamlMissing as exc:
             problems.append(SkillProblem("django_mcp.E029", str(exc), f"Install it: {INSTALL_HINT}"))
             break
@@ -339,7 +375,7 @@ def compile_skills(
         skills[skill.uri] = skill
     if problems:
         raise SkillError(label, problems)
-    return _catalog(skills, label, directory_read=directory_read)
+    return _catalog(skills, label, directory_read=directory_read, refused=tuple(refused))
 
 
 def _not_found(declaration: SkillDeclaration, sources: tuple[SkillSource, ...]) -> SkillProblem:
@@ -353,7 +389,10 @@ def _not_found(declaration: SkillDeclaration, sources: tuple[SkillSource, ...]) 
 
 
 def _load(declaration: SkillDeclaration, source: SkillSource) -> CompiledSkill:
-    """Read, check and digest the files of one skill (raises ``_Invalid``)."""
+    """Read, check and digest the files of one skill.
+
+    Raises ``_Invalid``, or ``LeavesFolder`` for a path outside its folder.
+    """
     name = declaration.name
     try:
         found = sorted(source.files(name))
@@ -469,7 +508,13 @@ def _mime_type(path: str, *, text: bool) -> str:
 # --------------------------------------------------------------- catalog
 
 
-def _catalog(skills: dict[str, CompiledSkill], label: str, *, directory_read: bool) -> SkillCatalog:
+def _catalog(
+    skills: dict[str, CompiledSkill],
+    label: str,
+    *,
+    directory_read: bool,
+    refused: tuple[RefusedSkill, ...] = (),
+) -> SkillCatalog:
     files: dict[str, tuple[CompiledSkill, SkillFile]] = {}
     for skill in skills.values():
         for uri, file in skill.files.items():
@@ -507,6 +552,7 @@ def _catalog(skills: dict[str, CompiledSkill], label: str, *, directory_read: bo
         files=MappingProxyType(files),
         directories=MappingProxyType(directories),
         directory_read=directory_read,
+        refused=refused,
     )
 
 

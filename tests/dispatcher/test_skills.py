@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import types
 from pathlib import Path
 from typing import Any
 from unittest.mock import ANY
 
 import pytest
+from django.test import AsyncRequestFactory
 
 from django_mcp import CacheHint, McpRequest, Server, Skill
 from django_mcp.dispatcher import Dispatcher
@@ -19,7 +21,7 @@ from django_mcp.protocol import jsonrpc
 from django_mcp.testing import McpTestClient
 from testproject.conformance.mcp import ConformanceServer
 from tests.skill_folders import digest, write_skill
-from tests.wire import META_SERVER_INFO
+from tests.wire import META_SERVER_INFO, modern_headers, modern_request
 
 pytest.importorskip("yaml", reason="the skills extra (PyYAML) is not installed")
 
@@ -376,6 +378,78 @@ async def test_a_file_changed_since_startup_is_an_internal_error(
 
     assert error(reply)["code"] == jsonrpc.INTERNAL_ERROR
     assert "skill://guide/refs/guide.md" in caplog.text
+
+
+async def test_a_skill_with_a_link_outside_its_folder_is_served_nowhere(
+    skills_dir: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "outside" / "passwd"
+    secret.parent.mkdir()
+    secret.write_text("root:x:0:0\n")
+    folder = write_skill(skills_dir, "good", {"notes.md": "# Notes\n"})
+    os.symlink(secret, folder / "passwd-link.txt")
+    client = McpTestClient(server(("guide", "good")))
+
+    listed = [s["uri"] for s in result(await client.request("skills/list"))["skills"]]
+    resources = [r["uri"] for r in result(await client.request("resources/list"))["resources"]]
+    answers = [
+        error(await client.request("resources/read", {"uri": f"skill://{name}/passwd-link.txt"}))
+        for name in ("good", "nobody")
+    ]
+
+    assert listed == resources == ["skill://guide/SKILL.md"]
+    assert answers == [
+        {"code": jsonrpc.INVALID_PARAMS, "message": ANY, "data": {"uri": f"skill://{name}/passwd-link.txt"}}
+        for name in ("good", "nobody")
+    ]
+    assert answers[0]["message"] == answers[1]["message"]
+    got = error(await client.request("skills/get", {"uri": "skill://good/SKILL.md"}))
+    assert got["data"] == {"uri": "skill://good/SKILL.md"}
+
+
+async def test_over_http_an_anonymous_read_of_a_linked_file_answers_like_an_unknown_uri(
+    skills_dir: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0\n")
+    os.symlink(secret, skills_dir / "guide" / "passwd-link.txt")
+    view = server().as_view()
+
+    async def read(uri: str) -> dict[str, Any]:
+        body = modern_request("resources/read", {"uri": uri})
+        request = AsyncRequestFactory().post(
+            "/mcp", data=json.dumps(body), content_type="application/json", headers=modern_headers(body)
+        )
+        response = await view(request)
+        assert "root:x" not in response.content.decode()
+        return error(json.loads(response.content))
+
+    linked, unknown = (
+        await read("skill://guide/passwd-link.txt"),
+        await read("skill://nobody/passwd-link.txt"),
+    )
+
+    assert linked == {**unknown, "data": {"uri": "skill://guide/passwd-link.txt"}}
+
+
+async def test_a_file_swapped_for_a_link_outside_after_startup_is_not_served(
+    skills_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = McpTestClient(server())
+    await client.request("skills/list")  # compiled: the digests are published
+    # The same bytes outside: the digest alone would not tell.
+    copy = tmp_path / "elsewhere" / "guide.md"
+    copy.parent.mkdir()
+    copy.write_text(GUIDE)
+    target = skills_dir / "guide" / "refs" / "guide.md"
+    target.unlink()
+    os.symlink(copy, target)
+
+    reply = await client.request("resources/read", {"uri": "skill://guide/refs/guide.md"})
+    unknown = await client.request("resources/read", {"uri": "skill://guide/refs/nothing.md"})
+
+    assert error(reply) == {**error(unknown), "data": {"uri": "skill://guide/refs/guide.md"}}
+    assert f"now leads to {copy}" in caplog.text
 
 
 async def test_a_file_over_the_response_limit_is_an_internal_error(skills_dir: Path, settings: Any) -> None:

@@ -79,6 +79,15 @@ async def test_an_error_is_logged_with_its_code(calls: pytest.LogCaptureFixture)
     assert (record.outcome, record.error_code, record.user_id) == ("error", jsonrpc.INVALID_PARAMS, None)
 
 
+async def test_a_resource_uri_is_logged_without_its_query(calls: pytest.LogCaptureFixture) -> None:
+    await McpTestClient(ConformanceServer).read_resource("test://static-text?token=abc123")
+
+    [record] = [record for record in calls.records if record.name == LOGGER_NAME]
+    assert record.component == "test://static-text?[redacted]"  # type: ignore[attr-defined]
+    assert record.getMessage().startswith("resources/read test://static-text?[redacted] ")
+    assert "abc123" not in repr(record.__dict__)
+
+
 async def test_nothing_is_logged_while_the_logger_is_off(caplog: pytest.LogCaptureFixture) -> None:
     observability.refresh()
     with caplog.at_level("INFO", logger="django_mcp"):

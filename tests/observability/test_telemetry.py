@@ -195,6 +195,22 @@ async def test_a_resource_read_records_its_uri_on_the_span_only(otel: Otel) -> N
     assert "mcp.resource.uri" not in point.attributes
 
 
+async def test_a_resource_uri_is_recorded_without_its_query_or_user_information(otel: Otel) -> None:
+    for uri in ("test://static-text?token=abc123", "test://ada:pw-123@host/x#frag"):
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "resources/read",
+            "params": {"uri": uri, "_meta": modern_meta()},
+        }
+        await post(AsyncClient(), body)
+
+    assert [span.attributes["mcp.resource.uri"] for span in otel.spans() if span.attributes] == [
+        "test://static-text?[redacted]",
+        "test://[redacted]@host/x#[redacted]",
+    ]
+
+
 async def test_a_legacy_session_records_a_digest_of_its_id_and_its_version(otel: Otel) -> None:
     client = AsyncClient()
     init = {

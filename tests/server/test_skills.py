@@ -333,6 +333,112 @@ def test_a_folder_loop_is_refused(skills_dir: Path) -> None:
     assert (check_id, "folders nest more than 32 levels deep" in message) == ("django_mcp.E030", True)
 
 
+# ------------------------------------------------------- symbolic links
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder next to the skills folder, with a secret in it."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "passwd").write_text("root:x:0:0\n")
+    return folder
+
+
+def refused(skills_dir: Path, *skills: str) -> tuple[Any, list[tuple[str, str, str, str]]]:
+    catalog = compile_server(server_with(skills)).skills
+    return catalog, [(r.name, r.source, r.path, r.real) for r in catalog.refused]
+
+
+def test_a_file_linked_outside_its_skill_refuses_the_whole_skill(skills_dir: Path, outside: Path) -> None:
+    folder = write_skill(skills_dir, "good", {"notes.md": "# Notes\n"})
+    write_skill(skills_dir, "other")
+    os.symlink(outside / "passwd", folder / "passwd-link.txt")
+
+    catalog, found = refused(skills_dir, "good", "other")
+
+    source = f"MCP_SKILLS_DIRS[0] ({skills_dir})"
+    assert found == [("good", source, "good/passwd-link.txt", str(outside / "passwd"))]
+    assert list(catalog.skills) == ["skill://other/SKILL.md"]
+    assert not [uri for uri in catalog.files if uri.startswith("skill://good/")]
+    assert not [uri for uri in catalog.directories if uri.startswith("skill://good")]
+
+
+def test_a_skill_md_linked_outside_is_refused(skills_dir: Path, outside: Path) -> None:
+    (outside / "SKILL.md").write_text(skill_md("linked"))
+    folder = skills_dir / "linked"
+    folder.mkdir()
+    os.symlink(outside / "SKILL.md", folder / "SKILL.md")
+
+    catalog, found = refused(skills_dir, "linked")
+
+    assert [(name, path) for name, _, path, _ in found] == [("linked", "linked/SKILL.md")]
+    assert catalog.skills == {}
+
+
+def test_a_folder_linked_outside_is_refused_before_it_is_walked(skills_dir: Path, outside: Path) -> None:
+    folder = write_skill(skills_dir, "good")
+    os.symlink(outside, folder / "refs")
+    os.symlink("/", folder / "root")
+
+    catalog, found = refused(skills_dir, "good")
+
+    assert [(path, real) for _, _, path, real in found] in (
+        [("good/refs", str(outside))],
+        [("good/root", "/")],
+    )
+    assert catalog.skills == {}
+
+
+def test_a_skill_folder_that_is_itself_a_link_elsewhere_is_refused(skills_dir: Path, tmp_path: Path) -> None:
+    elsewhere = write_skill(tmp_path / "vendor", "vendored")
+    os.symlink(elsewhere, skills_dir / "vendored")
+
+    catalog, found = refused(skills_dir, "vendored")
+
+    assert [(path, real) for _, _, path, real in found] == [("vendored", str(elsewhere))]
+    assert catalog.skills == {}
+
+
+def test_a_link_that_stays_inside_its_skill_is_served(skills_dir: Path) -> None:
+    folder = write_skill(skills_dir, "good", {"refs/real.md": "# Real\n"})
+    os.symlink(folder / "refs" / "real.md", folder / "alias.md")
+    os.symlink("refs", folder / "more")
+
+    catalog, found = refused(skills_dir, "good")
+
+    assert found == []
+    assert sorted(file.path for file in catalog.skills["skill://good/SKILL.md"].files.values()) == [
+        "SKILL.md",
+        "alias.md",
+        "more/real.md",
+        "refs/real.md",
+    ]
+
+
+def test_a_link_into_another_skill_leaves_its_own_folder(skills_dir: Path) -> None:
+    other = write_skill(skills_dir, "other", {"shared.md": "# Shared\n"})
+    folder = write_skill(skills_dir, "good")
+    os.symlink(other / "shared.md", folder / "shared.md")
+
+    catalog, found = refused(skills_dir, "good", "other")
+
+    assert [(name, path) for name, _, path, _ in found] == [("good", "good/shared.md")]
+    assert list(catalog.skills) == ["skill://other/SKILL.md"]
+
+
+def test_a_refused_skill_is_logged(skills_dir: Path, outside: Path, caplog: pytest.LogCaptureFixture) -> None:
+    folder = write_skill(skills_dir, "good")
+    os.symlink(outside / "passwd", folder / "ref.md")
+
+    refused(skills_dir, "good")
+
+    [record] = [r for r in caplog.records if r.name == "django_mcp.server.skills"]
+    assert record.levelname == "ERROR"
+    assert "skill 'good'" in record.getMessage()
+    assert "good/ref.md leads to" in record.getMessage()
+
+
 def test_an_unknown_skill_is_an_e031_problem_naming_where_it_looked(skills_dir: Path) -> None:
     [(check_id, message)] = problems(server_with(("nowhere",)))
 
