@@ -121,6 +121,7 @@ _INT_SETTINGS = (
     "MCP_STREAM_BUFFER",
     "MCP_TASK_THREADS",
     "MCP_MAX_TASKS_PER_CLIENT",
+    "MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT",
     "MCP_AUDIT_MAX_ARGUMENTS_SIZE",
 )
 #: Durations in seconds: positive integers or floats.
@@ -136,7 +137,14 @@ _SECONDS_SETTINGS = (
 #: Settings where zero is meaningful (0 seconds of queueing: refuse at once).
 _ZERO_ALLOWED = frozenset({"MCP_QUEUE_TIMEOUT"})
 #: Settings where None is meaningful (no task expiry, no polling hint, no task quota).
-_NONE_ALLOWED = frozenset({"MCP_TASK_TTL", "MCP_TASK_POLL_INTERVAL", "MCP_MAX_TASKS_PER_CLIENT"})
+_NONE_ALLOWED = frozenset(
+    {
+        "MCP_TASK_TTL",
+        "MCP_TASK_POLL_INTERVAL",
+        "MCP_MAX_TASKS_PER_CLIENT",
+        "MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT",
+    }
+)
 
 _MEMORY_BACKEND = "django_mcp.events.memory.MemoryEventBackend"
 _REDIS_BACKEND = "django_mcp.events.redis.RedisEventBackend"

@@ -36,8 +36,9 @@ suggest polling every ``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no
 suggestion). A running task's worker renews its lease; one not renewed for
 ``MCP_TASK_LEASE_TIMEOUT`` seconds (30) means the worker stopped. One
 caller may have ``MCP_MAX_TASKS_PER_CLIENT`` unfinished tasks (100; None:
-unlimited) and create ``MCP_TASK_RATE_LIMIT`` of them ("120/m"; None:
-unlimited).
+unlimited), an anonymous one also at most
+``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT`` (10; None: no limit of its own), and
+create ``MCP_TASK_RATE_LIMIT`` of them ("120/m"; None: unlimited).
 
 Skills (``io.modelcontextprotocol/skills``) are looked up in the folders of
 ``MCP_SKILLS_DIRS``, then in each installed app's ``skills/`` folder, then
@@ -172,6 +173,9 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Unfinished (working or input_required) tasks one caller may have
     # (None: unlimited).
     "MCP_MAX_TASKS_PER_CLIENT": 100,
+    # Unfinished tasks one anonymous caller (no user; counted by address) may
+    # have, on top of the limit above (None: no limit of its own).
+    "MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT": 10,
     # Tasks one caller may create, e.g. "120/m" (None: unlimited).
     "MCP_TASK_RATE_LIMIT": "120/m",
     # Folders searched for skills (<folder>/<name>/SKILL.md) before the
@@ -268,6 +272,7 @@ class McpSettings:
     task_poll_interval: float | None = 1  # seconds between polls; None: no hint
     task_lease_timeout: float = 30  # seconds a running task's lease lasts
     max_tasks_per_client: int | None = 100  # unfinished tasks per caller; None: unlimited
+    max_tasks_per_anonymous_client: int | None = 10  # per anonymous caller too; None: no own limit
     task_rate_limit: str | None = "120/m"  # task creations per caller; None: unlimited
     #: Emit OpenTelemetry spans and metrics when a provider is configured.
     telemetry: bool = True
@@ -302,6 +307,7 @@ def get_settings() -> McpSettings:
         task_poll_interval=get_setting("MCP_TASK_POLL_INTERVAL"),
         task_lease_timeout=get_setting("MCP_TASK_LEASE_TIMEOUT"),
         max_tasks_per_client=get_setting("MCP_MAX_TASKS_PER_CLIENT"),
+        max_tasks_per_anonymous_client=get_setting("MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT"),
         task_rate_limit=get_setting("MCP_TASK_RATE_LIMIT"),
         telemetry=bool(get_setting("MCP_TELEMETRY")),
         audit=_audit_mode(),

@@ -3,7 +3,7 @@
 A project that configures no Tasks backend (``TASKS`` unset and
 ``MCP_TASK_BACKEND`` None) still gets tasks that run in the background:
 ``django_mcp.tasks.enqueue`` hands each run to this process's ``TaskPool``,
-``MCP_TASK_THREADS`` daemon threads that take runs in order and answer
+``MCP_TASK_THREADS`` daemon threads that take runs in turn and answer
 nothing to anyone (the task's row carries the outcome). It needs no worker
 process, no broker and not even the Tasks framework, which suits the demo,
 development and small single-process deployments. ``ThreadPoolBackend`` is
@@ -20,6 +20,19 @@ them again (``Tool.task_retries`` retries only where a reader re-enqueues
 them, in a process that is alive). Threads are daemons: stopping the server
 does not wait for a running tool. For work that must outlive a process, use
 a backend with workers (django-tasks-db and ``manage.py db_worker``).
+
+Fairness: jobs wait in one queue per caller (a task's ``owner``,
+``user:<pk>`` or ``anonymous:<address>``; jobs of no task share the queue
+``""``), each in the order it was submitted. A thread that frees up takes
+the next job of the caller, among those with jobs waiting, whose jobs hold
+the fewest threads; callers holding as many take turns (round-robin: a
+caller just served goes to the back of the line, a new one joins it there).
+A caller alone may use every thread; once others have jobs waiting, each
+thread that frees up goes to whoever holds least, so while callers keep jobs
+waiting the threads end up split evenly, none holding more than
+``ceil(threads / callers)``. A running job is never interrupted: one
+caller's hundred long tasks delay another caller's task until the first of
+them ends, not until the whole backlog has run.
 """
 
 from __future__ import annotations
@@ -52,15 +65,59 @@ _RENEW_QUIET_FAILURES: Final = 2
 #: The backend class, built by ``__getattr__`` on first use.
 ThreadPoolBackend: Any
 
+#: A queued job and the MCP task it runs (None: not a task's run).
+_Job = tuple[Callable[[], None], str | None]
+
+
+class _CallerQueues:
+    """Waiting jobs by caller, handed out fairly (see the module docstring).
+
+    Not thread-safe: the pool calls it under its lock.
+    """
+
+    def __init__(self) -> None:
+        # Dict order is the turn order: a served caller goes to the end.
+        self._waiting: dict[str, collections.deque[_Job]] = {}
+        #: Jobs of each caller running now (threads it holds).
+        self.running: collections.Counter[str] = collections.Counter()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def push(self, caller: str, job: _Job) -> None:
+        """Queue ``job`` behind ``caller``'s other waiting jobs."""
+        self._waiting.setdefault(caller, collections.deque()).append(job)
+        self._count += 1
+
+    def pop(self) -> tuple[str, _Job]:
+        """Take the next job (there must be one) and count it as running."""
+        # min() keeps the first of equals: among callers holding as few
+        # threads, the one whose turn came longest ago.
+        caller = min(self._waiting, key=lambda name: self.running[name])
+        jobs = self._waiting.pop(caller)
+        job = jobs.popleft()
+        if jobs:
+            self._waiting[caller] = jobs  # back in line, behind the others
+        self._count -= 1
+        self.running[caller] += 1
+        return caller, job
+
+    def done(self, caller: str) -> None:
+        """Count one of ``caller``'s running jobs as ended."""
+        self.running[caller] -= 1
+        if not self.running[caller]:
+            del self.running[caller]
+
 
 class TaskPool:
-    """A queue of jobs and up to ``threads`` daemon threads running them in order."""
+    """Up to ``threads`` daemon threads running jobs, shared fairly between callers."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
-        self._jobs: collections.deque[tuple[Callable[[], None], str | None]] = collections.deque()
+        self._jobs = _CallerQueues()
         self._workers: list[threading.Thread] = []
         self._idle = 0
         #: Task ids queued and not yet started: their leases are this pool's.
@@ -71,10 +128,13 @@ class TaskPool:
     def __repr__(self) -> str:
         return f"TaskPool(threads={self.threads}, queued={len(self._jobs)})"
 
-    def submit(self, job: Callable[[], None], *, task_id: str | None = None) -> str:
-        """Queue ``job``; return its id. ``task_id`` names the MCP task it runs, leased while queued."""
+    def submit(self, job: Callable[[], None], *, task_id: str | None = None, caller: str = "") -> str:
+        """Queue ``job`` in ``caller``'s turn; return its id.
+
+        ``task_id`` names the MCP task it runs, leased while queued.
+        """
         with self._lock:
-            self._jobs.append((job, task_id))
+            self._jobs.push(caller, (job, task_id))
             if task_id is not None:
                 self._queued.add(task_id)
                 self._start_heartbeat()
@@ -105,7 +165,7 @@ class TaskPool:
                     self._idle += 1
                     self._ready.wait()
                     self._idle -= 1
-                job, task_id = self._jobs.popleft()
+                caller, (job, task_id) = self._jobs.pop()
                 if task_id is not None:
                     self._queued.discard(task_id)
             try:
@@ -113,6 +173,8 @@ class TaskPool:
             except BaseException:  # noqa: BLE001 - a job's failure must not end the thread
                 logger.exception("A job of the in-process MCP task pool failed")
             finally:
+                with self._lock:
+                    self._jobs.done(caller)
                 # Each thread has its own connections: give them back between jobs.
                 connections.close_all()
 
@@ -163,6 +225,16 @@ def get_pool() -> TaskPool:
         if pool is None:
             pool = _pools[key] = TaskPool(key[1])
         return pool
+
+
+def _owner(task_id: str | None) -> str:
+    """Return whose turn MCP task ``task_id``'s run waits for: its owner ("" for other jobs)."""
+    if task_id is None:
+        return ""
+    from django_mcp.models import McpTask
+
+    owner: str | None = McpTask.objects.filter(pk=task_id).values_list("owner", flat=True).first()
+    return owner or ""
 
 
 @functools.cache
@@ -233,7 +305,9 @@ def _backend_class() -> type[Any]:
                 while len(self._results) > MAX_RESULTS:
                     self._results.popitem(last=False)
             task_id = args[0] if task.module_path == job_path and args else None
-            self.pool.submit(functools.partial(self._execute, result), task_id=task_id)
+            self.pool.submit(
+                functools.partial(self._execute, result), task_id=task_id, caller=_owner(task_id)
+            )
             return result
 
         def _execute(self, result: Any) -> None:

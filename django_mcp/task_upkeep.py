@@ -92,7 +92,7 @@ async def _lapsed(record: McpTask, *, may_retry: bool) -> bool:
         "cancelled" if record.cancel_requested else "run again" if retry else "failed",
     )
     if retry:
-        await enqueue(record.pk)
+        await enqueue(record.pk, caller=record.owner)
     return True
 
 

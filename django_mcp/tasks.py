@@ -73,19 +73,23 @@ def _run(task_id: str) -> None:
         async_to_sync(enqueue)(task_id)
 
 
-async def enqueue(task_id: str) -> None:
+async def enqueue(task_id: str, *, caller: str | None = None) -> None:
     """Enqueue a run of task ``task_id`` where tasks run (see the module docstring).
 
-    A failure to enqueue fails the task and raises ``InternalError``.
+    ``caller`` is the task's ``owner``, whose turn the in-process pool runs
+    it in (read from the task when not given). A failure to enqueue fails
+    the task and raises ``InternalError``.
     """
     from django_mcp.models import McpTask
 
     alias = get_settings().task_backend
     try:
         if alias is None:
+            if caller is None:
+                caller = await McpTask.objects.filter(pk=task_id).values_list("owner", flat=True).afirst()
             # Stored first: the pool's thread may start the run at once.
             await McpTask.objects.filter(pk=task_id).aupdate(job_id=f"pool:{task_store.holder()}")
-            get_pool().submit(functools.partial(_run, task_id), task_id=task_id)
+            get_pool().submit(functools.partial(_run, task_id), task_id=task_id, caller=caller or "")
             return
         job_id = str((await _task_for(alias).aenqueue(task_id)).id)
     except Exception as exc:

@@ -1054,7 +1054,15 @@ def test_task_durations_may_be_none_but_not_zero_or_text(settings: Any, name: st
     assert [message.id for message in check_settings()] == ["django_mcp.E001"]
 
 
-@pytest.mark.parametrize("name", ["MCP_MAX_TASKS_PER_CLIENT", "MCP_TASK_THREADS", "MCP_TASK_LEASE_TIMEOUT"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "MCP_MAX_TASKS_PER_CLIENT",
+        "MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT",
+        "MCP_TASK_THREADS",
+        "MCP_TASK_LEASE_TIMEOUT",
+    ],
+)
 def test_task_limits_must_be_positive_numbers(settings: Any, name: str) -> None:
     setattr(settings, name, 0)
     assert [message.id for message in check_settings()] == ["django_mcp.E002"]
@@ -1064,6 +1072,7 @@ def test_task_limits_must_be_positive_numbers(settings: Any, name: str) -> None:
 
 def test_no_task_quota_may_be_none(settings: Any) -> None:
     settings.MCP_MAX_TASKS_PER_CLIENT = None
+    settings.MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT = None
     settings.MCP_TASK_RATE_LIMIT = None
 
     assert check_settings() == []

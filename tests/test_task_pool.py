@@ -8,6 +8,7 @@ connections of their own.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from django_mcp import conf
 from django_mcp.dispatcher.task_store import holder
 from django_mcp.models import McpTask
 from django_mcp.protocol.tasks import EXTENSION
-from django_mcp.task_pool import TaskPool, ThreadPoolBackend, get_pool
+from django_mcp.task_pool import TaskPool, ThreadPoolBackend, _CallerQueues, get_pool
 from tests.dispatcher.test_tasks import TaskServer
 from tests.wire import call, modern_meta
 
@@ -79,6 +80,97 @@ def test_a_burst_of_jobs_starts_threads_up_to_the_limit_at_once() -> None:
         _wait(lambda: len(running) == 3)
     finally:
         release.set()
+
+
+def _job(name: str) -> tuple[Any, str]:
+    return (lambda: None, name)  # the task id names the job
+
+
+def test_callers_with_jobs_waiting_take_turns() -> None:
+    queues = _CallerQueues()
+    for name in ("a1", "a2", "a3", "b1", "b2", "c1"):
+        queues.push(name[0], _job(name))
+
+    order = [queues.pop()[1][1] for _ in range(6)]
+
+    assert order == ["a1", "b1", "c1", "a2", "b2", "a3"]
+    assert len(queues) == 0
+    assert queues.running == {"a": 3, "b": 2, "c": 1}
+
+
+def test_a_free_thread_goes_to_the_caller_holding_the_fewest() -> None:
+    queues = _CallerQueues()
+    for number in range(10):
+        queues.push("a", _job(f"a{number}"))
+    taken = [queues.pop()[0] for _ in range(4)]  # a lone caller takes every thread
+    queues.push("b", _job("b0"))
+    queues.push("b", _job("b1"))
+
+    queues.done("a")
+    first = queues.pop()
+    queues.done("a")
+    second = queues.pop()
+    queues.done("a")
+    third = queues.pop()
+
+    assert taken == ["a"] * 4
+    # b holds fewer threads each time, until it runs out of waiting jobs.
+    assert [first[1][1], second[1][1], third[1][1]] == ["b0", "b1", "a4"]
+    assert queues.running == {"a": 2, "b": 2}
+
+
+def test_four_threads_split_evenly_between_two_flooding_callers() -> None:
+    queues = _CallerQueues()
+    for number in range(20):
+        queues.push("a", _job(f"a{number}"))
+        queues.push("b", _job(f"b{number}"))
+
+    for _ in range(4):
+        queues.pop()
+
+    assert queues.running == {"a": 2, "b": 2}  # ceil(4 threads / 2 callers) each
+
+
+def test_another_callers_job_takes_the_first_thread_a_flood_frees() -> None:
+    pool = TaskPool(4)
+    flood = 20
+    gate = threading.Semaphore(0)  # each release lets one of a's jobs end
+    holding: collections.Counter[str] = collections.Counter()  # threads each caller's jobs hold
+    lock = threading.Lock()
+    started = threading.Event()
+    seen: list[tuple[dict[str, int], int]] = []
+
+    def long_job() -> None:
+        with lock:
+            holding["a"] += 1
+        try:
+            gate.acquire(timeout=BOUND)
+        finally:
+            with lock:
+                holding["a"] -= 1
+
+    def short_job() -> None:
+        with lock:
+            seen.append((dict(holding), pool.queued))
+        started.set()
+
+    try:
+        for _ in range(flood):
+            pool.submit(long_job, caller="anonymous:10.0.0.1")
+        _wait(lambda: holding["a"] == 4)  # a caller alone may use every thread
+        pool.submit(short_job, caller="anonymous:10.0.0.2")
+        assert pool.queued == flood - 4 + 1
+
+        gate.release()  # one of a's jobs ends: its thread goes to b, not to a's backlog
+
+        assert started.wait(BOUND), "the second caller's job never started"
+        # a's other jobs still held three threads, and none of a's backlog
+        # had started before b's job.
+        assert seen == [({"a": 3}, flood - 4)]
+    finally:
+        for _ in range(flood):
+            gate.release()
+    _wait(lambda: pool.queued == 0 and holding["a"] == 0)
 
 
 def test_a_failing_job_does_not_stop_the_pool(caplog: Any) -> None:

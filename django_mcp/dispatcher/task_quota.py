@@ -1,15 +1,18 @@
 """How many tasks one caller may have and create: ``MCP_MAX_TASKS_PER_CLIENT``, ``MCP_TASK_RATE_LIMIT``.
 
 A task costs a row and a queued job until it ends, and a worker's time
-after, so a ``tools/call`` that would create one is refused, before
-anything is stored or enqueued, when its caller already has
+after, so a ``tools/call`` that would create one is refused, before anything
+is stored or enqueued, when its caller already has
 ``MCP_MAX_TASKS_PER_CLIENT`` unfinished tasks (``working`` or
 ``input_required``; default 100) or has created ``MCP_TASK_RATE_LIMIT``
-tasks in the last period (a sliding window, default ``"120/m"``). Either
-may be None (unlimited). The refusal is the JSON-RPC error ``TooManyTasks``
-(-32603) whose ``data`` says which quota (``"unfinished"`` or ``"rate"``),
-its limit and, for the rate, the seconds until one more task fits
-(``retryAfter``).
+tasks in the last period (a sliding window, default ``"120/m"``). Either may
+be None (unlimited). An anonymous caller (no authenticated user) is held to
+``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT`` unfinished tasks too (default 10;
+None: no limit of its own): it costs nothing to be anonymous, and every
+anonymous caller behind one address shares a quota. The refusal is the
+JSON-RPC error ``TooManyTasks`` (-32603) whose ``data`` says which quota
+(``"unfinished"`` or ``"rate"``), its limit and, for the rate, the seconds
+until one more task fits (``retryAfter``).
 
 The caller is whom ``MCP_RATE_LIMIT`` counts (``ratelimit.identity_of``):
 the user's primary key, else the client address (``MCP_CLIENT_IP`` behind
@@ -43,16 +46,20 @@ class TooManyTasks(InternalError):
     default_message = "Too many tasks: retry later"
 
 
-async def check_quota(settings: McpSettings, client: str) -> None:
-    """Refuse a new task of ``client`` over either quota.
+async def check_quota(settings: McpSettings, client: str, *, anonymous: bool) -> None:
+    """Refuse a new task of ``client`` (``anonymous``: no user) over either quota.
 
     Raises:
-        TooManyTasks: the caller is at ``MCP_MAX_TASKS_PER_CLIENT`` unfinished
+        TooManyTasks: the caller is at ``MCP_MAX_TASKS_PER_CLIENT`` (or, when
+            anonymous, ``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT``) unfinished
             tasks, or at ``MCP_TASK_RATE_LIMIT`` recent ones.
     """
     from django_mcp.models import McpTask
 
-    live_limit = settings.max_tasks_per_client
+    limits = [settings.max_tasks_per_client]
+    if anonymous:
+        limits.append(settings.max_tasks_per_anonymous_client)
+    live_limit = min((limit for limit in limits if limit is not None), default=None)
     rate = (
         None
         if settings.task_rate_limit is None

@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Final
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from django_mcp._callers import caller_principal
+from django_mcp._callers import caller_principal, user_identity
 from django_mcp.dispatcher import task_store
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import finish_input_required
@@ -192,7 +192,7 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
 
     settings, request = call.settings, call.request
     client = identity_of(request)
-    await check_quota(settings, client)
+    await check_quota(settings, client, anonymous=user_identity(request.user) is None)
     now = timezone.now()
     ttl = settings.task_ttl
     poll = settings.task_poll_interval
@@ -229,7 +229,7 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
     await record.asave(force_insert=True)
     if mcp_task_status_changed.receivers:
         await sync_to_async(task_status_changed)(record.pk, McpTask.Status.WORKING.value)
-    await enqueue(record.pk)
+    await enqueue(record.pk, caller=record.owner)
     stored = await McpTask.objects.aget(pk=record.pk)  # an immediate backend has run it already
     # As of its creation: a fresh task's ttlMs is the TTL itself.
     return CreateTaskResult(**_fields(stored, now=stored.updated_at))
@@ -255,7 +255,7 @@ async def update_task(call: Call) -> EmptyResult:
     if not isinstance(responses, dict):
         raise InvalidParams("tasks/update needs an inputResponses object")
     if await sync_to_async(task_store.answer)(record.pk, responses):
-        await enqueue(record.pk)
+        await enqueue(record.pk, caller=record.owner)
     return EmptyResult()
 
 

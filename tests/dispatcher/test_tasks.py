@@ -833,14 +833,39 @@ async def test_a_queued_task_whose_job_failed_fails(
 # ---------------------------------------------------------------- quotas
 
 
-async def _burst(dispatcher: Dispatcher, count: int) -> list[dict[str, Any]]:
+async def _burst(dispatcher: Dispatcher, count: int, *, user: Any = None) -> list[dict[str, Any]]:
     return [
-        await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": str(n)}})
+        await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": str(n)}}, user=user)
         for n in range(count)
     ]
 
 
-async def test_300_anonymous_creations_in_a_burst_hit_the_unfinished_quota(
+async def test_anonymous_creations_in_a_burst_hit_the_anonymous_quota(
+    dispatcher: Dispatcher, stored_only: None
+) -> None:
+    replies = await _burst(dispatcher, 30)
+
+    created = [reply for reply in replies if "result" in reply]
+    refused = [reply["error"] for reply in replies if "error" in reply]
+    assert len(created) == 10  # MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT
+    assert {error["code"] for error in refused} == {jsonrpc.INTERNAL_ERROR}
+    assert len(refused) == 20
+    assert refused[0]["data"] == {"quota": "unfinished", "limit": 10}
+    assert await McpTask.objects.acount() == 10
+
+
+async def test_a_user_is_not_held_to_the_anonymous_quota(dispatcher: Dispatcher, stored_only: None) -> None:
+    from django.contrib.auth.models import User
+
+    ana = await User.objects.acreate(username="ana")
+
+    replies = await _burst(dispatcher, 12, user=ana)
+
+    assert [reply["result"]["resultType"] for reply in replies] == ["task"] * 12
+
+
+@override_settings(MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT=None)
+async def test_300_anonymous_creations_without_their_own_quota_hit_the_unfinished_quota(
     dispatcher: Dispatcher, stored_only: None
 ) -> None:
     replies = await _burst(dispatcher, 300)
@@ -854,7 +879,7 @@ async def test_300_anonymous_creations_in_a_burst_hit_the_unfinished_quota(
     assert await McpTask.objects.acount() == 100
 
 
-@override_settings(MCP_MAX_TASKS_PER_CLIENT=None)
+@override_settings(MCP_MAX_TASKS_PER_CLIENT=None, MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT=None)
 async def test_300_anonymous_creations_in_a_burst_hit_the_rate_quota(dispatcher: Dispatcher) -> None:
     replies = await _burst(dispatcher, 300)
 
