@@ -33,10 +33,10 @@ it starts.
 
 The body: a ``Content-Length`` above ``MCP_MAX_REQUEST_SIZE`` is refused
 (413) before any of it is read, a chunked body as soon as it passes the
-limit; the refusal is sent, then what the client still sends is read and
-discarded (at most ``DRAIN_BYTES``, ``DRAIN_SECONDS``) so the answer
-reaches it rather than a connection reset. A client that disconnects
-cancels its request (and closes its stream), as under Django.
+limit; what the client still sends is read and discarded before the
+refusal is sent (at most ``DRAIN_BYTES``, ``DRAIN_SECONDS``; ``_body.py``),
+so the answer reaches it rather than a connection reset. A client that
+disconnects cancels its request (and closes its stream), as under Django.
 
 ``McpASGIApp(app, direct=False)`` only refuses oversized requests and hands
 every request to ``app`` (the plain view under Django's handler).
@@ -59,7 +59,7 @@ from django.urls import get_resolver, set_script_prefix
 from django_mcp._types import ASGIApp, Message, Receive, Scope, Send
 from django_mcp.conf import get_settings
 from django_mcp.registry import registry
-from django_mcp.transports._body import DRAIN_SECONDS, Body, BodyTooLarge, ChunkedBody
+from django_mcp.transports._body import Body, BodyTooLarge, ChunkedBody
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
 from django_mcp.transports._headers import McpHeaders
@@ -136,7 +136,9 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
         method=scope["method"],
         path=scope["path"],
         headers=headers,
-        body=ChunkedBody(connection, declared=headers.content_length),
+        body=ChunkedBody(
+            connection, declared=headers.content_length, expects_continue=_expects_continue(headers)
+        ),
         client=client[0] if client else None,
         scheme=scope.get("scheme", "http"),
         server=(str(server[0]), str(server[1] if server[1] is not None else "")),
@@ -146,6 +148,12 @@ def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
     )
     find_session(exchange)
     return exchange
+
+
+def _expects_continue(headers: McpHeaders) -> bool:
+    """Return True when the client waits for ``100 Continue`` before it sends its body."""
+    expect = headers.joined("expect")
+    return expect is not None and expect.lower() == "100-continue"
 
 
 def _django_request(scope: Scope, exchange: HttpExchange) -> ASGIRequest:
@@ -231,12 +239,14 @@ async def _send_reply(reply: HttpReply, send: Send, lease: Lease, body: Body) ->
     headers = list(map(_raw_header, reply.headers))
     if reply.stream is None:
         headers.append((b"content-length", str(len(reply.body)).encode("ascii")))
-        if reply.refused_early:
-            headers.append((b"connection", b"close"))
+        # A refused body is read before its refusal goes: uvicorn closes the
+        # connection as soon as an answer marked "close" ends, and a close
+        # with unread data is a reset that loses the answer. Raises _Gone
+        # when the client leaves meanwhile.
+        if reply.refused_early and not await body.drain():
+            headers.append((b"connection", b"close"))  # some of it is left unread
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
-        if reply.refused_early:
-            await _drain(body)
         return
     if reply.long_lived:
         lease.release()  # an idle stream holds no thread of its own
@@ -261,13 +271,6 @@ def _raw_header(header: tuple[str, str]) -> tuple[bytes, bytes]:
     return name.lower().encode("latin-1"), value.encode("latin-1")
 
 
-async def _drain(body: Body) -> None:
-    """Read and discard what the client still sends of a refused body (bounded)."""
-    with contextlib.suppress(TimeoutError, _Gone):
-        async with asyncio.timeout(DRAIN_SECONDS):
-            await body.drain()
-
-
 def _path_info(scope: Scope) -> str:
     # As Django's ASGIRequest computes it.
     path: str = scope["path"]
@@ -284,7 +287,7 @@ async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send
     headers = McpHeaders.from_asgi(scope["headers"])
     declared = headers.content_length
     connection = _Connection(receive, listen=False)
-    body = ChunkedBody(connection, declared=declared)
+    body = ChunkedBody(connection, declared=declared, expects_continue=_expects_continue(headers))
     if declared is not None and declared <= limit:
         await app(scope, receive, send)
         return
@@ -293,7 +296,8 @@ async def _size_checked(app: ASGIApp, scope: Scope, receive: Receive, send: Send
     except _Gone:
         return
     except BodyTooLarge as error:
-        await _send_reply(too_large(error), send, REQUEST_THREADS.lease(), body)
+        with contextlib.suppress(_Gone):  # gone while its body was drained: nobody to answer
+            await _send_reply(too_large(error), send, REQUEST_THREADS.lease(), body)
         return
     await app(scope, _replay(data, receive), send)
 

@@ -32,10 +32,11 @@ single-threaded server answers ``subscriptions/listen`` with -32601 (HTTP
 ``MCP_MAX_REQUEST_SIZE`` is refused (413) before the body is read; a
 chunked body is read as it comes when the server decodes it
 (``wsgi.input_terminated``, as gunicorn does), refused as soon as it
-passes the limit, and refused with 411 where the server does not. After a
-refusal, up to ``DRAIN_BYTES`` of what the client still sends is read so
-the answer reaches it. Constructing the app loads the URLconf: a server
-mounted with ``as_view()`` that does not compile stops it starting.
+passes the limit, and refused with 411 where the server does not. Before a
+refusal goes, what the client still sends is read and discarded (within
+``DRAIN_BYTES`` and ``DRAIN_SECONDS``, ``_body.py``) so the answer reaches
+it. Constructing the app loads the URLconf: a server mounted with
+``as_view()`` that does not compile stops it starting.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from django.urls import get_resolver, set_script_prefix
 
 from django_mcp._types import Environ, StartResponse, WSGIApp
 from django_mcp.registry import registry
-from django_mcp.transports._body import DRAIN_BYTES, wsgi_body
+from django_mcp.transports._body import wsgi_body
 from django_mcp.transports._bridge import SyncDriver, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
@@ -105,7 +106,10 @@ class McpWSGIApp:
 async def _serve(endpoint: Endpoint, exchange: HttpExchange) -> HttpReply:
     reply = await endpoint.serve(exchange)
     body = exchange.body
-    if reply.refused_early and not isinstance(body, bytes) and (body.declared or 0) <= DRAIN_BYTES:
+    if reply.refused_early and not isinstance(body, bytes):
+        # Read before the answer goes (bounded); a body left unread is the
+        # server's to close on (gunicorn does: a hop-by-hop Connection
+        # header is not the application's to send under WSGI).
         await body.drain()
     return reply
 

@@ -130,11 +130,58 @@ async def test_a_declared_body_over_the_limit_is_refused_before_it_is_read() -> 
     await McpASGIApp(recorder.app)(scope, client.receive, recorder.send)
 
     assert recorder.calls == []
-    assert client.first_read_after == 2  # the whole answer, then the lingering close
+    assert client.first_read_after is None  # past DRAIN_BYTES: never read, the connection closes
     assert recorder.status == 413
     assert recorder.headers[b"content-type"] == b"application/json"
     assert recorder.headers[b"connection"] == b"close"
     assert recorder.body == {"jsonrpc": "2.0", "error": {"code": jsonrpc.INVALID_REQUEST, "message": ANY}}
+
+
+def uploading(recorder: Recorder, size: int, *, chunk: int = 64 * 1024) -> tuple[Any, list[int]]:
+    """Return a ``receive`` sending a ``size``-byte body, and the answer messages sent by each read."""
+    reads: list[int] = []
+    left = size
+
+    async def receive() -> dict[str, Any]:
+        nonlocal left
+        reads.append(len(recorder.sent))
+        if left == 0:
+            await asyncio.Event().wait()  # the client stays until answered
+        part = min(chunk, left)
+        left -= part
+        return {"type": "http.request", "body": b" " * part, "more_body": left > 0}
+
+    return receive, reads
+
+
+@pytest.mark.parametrize("direct", [True, False])  # the fast path, the plain view's early check
+async def test_a_refused_body_within_the_drain_bound_is_read_whole_before_its_answer(*, direct: bool) -> None:
+    recorder = Recorder()
+    receive, reads = uploading(recorder, 3 * MiB)
+    scope = http_scope(headers=[("Content-Length", str(3 * MiB)), ("Content-Type", "application/json")])
+
+    await McpASGIApp(recorder.app, direct=direct)(scope, receive, recorder.send)
+
+    assert (recorder.calls, recorder.status) == ([], 413)
+    # Every chunk read before the answer started: uvicorn closes on the answer's end.
+    assert (len(reads), set(reads)) == (3 * MiB // (64 * 1024), {0})
+    assert b"connection" not in recorder.headers  # read to its end: the connection stays usable
+    assert recorder.body["error"]["code"] == jsonrpc.INVALID_REQUEST
+
+
+async def test_a_client_waiting_for_100_continue_gets_its_413_unread() -> None:
+    recorder = Recorder()
+    scope = http_scope(
+        headers=[
+            ("Content-Length", str(3 * MiB)),
+            ("Expect", "100-continue"),
+            ("Content-Type", "application/json"),
+        ]
+    )
+
+    await McpASGIApp(recorder.app)(scope, never_read, recorder.send)
+
+    assert (recorder.status, recorder.headers[b"connection"]) == (413, b"close")
 
 
 async def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(settings: Any) -> None:

@@ -11,10 +11,30 @@ One rule for every way to serve, checked as early as it can be:
 
 Every refusal is ``BodyTooLarge``, answered 413 by the endpoint
 (``_replies.too_large``). A refusal sent while the client is still sending
-would reach it as a connection reset (the server closes a socket with
-unread data), so the adapter then reads and discards what is still coming,
-at most ``DRAIN_BYTES`` bytes and, where it can wait, ``DRAIN_SECONDS``
-seconds, before it closes: the lingering close of HTTP servers.
+would reach it as a connection reset: a server closes a socket with unread
+data by a reset, which throws away the answer the client has not read yet,
+and uvicorn closes the connection as soon as an answer marked
+``Connection: close`` ends, so nothing read after the answer helps. The
+adapter therefore reads and discards the rest of a refused body BEFORE it
+sends the 413 (``Body.drain``), within two bounds:
+
+* ``DRAIN_BYTES`` (64 MiB) in all: a body declared larger is not read at
+  all, a chunked one is read up to it;
+* ``DRAIN_SECONDS`` (10 s) from the refusal on: a client sending slower
+  than that is not waited for.
+
+A body read to its end leaves the connection clean: the 413 goes without
+``Connection: close`` and the connection may carry the next request. A body
+left unread (past a bound) is logged (WARNING on
+``django_mcp.transports.http``, with its size and the bound, never its
+content) and its 413 asks the server to close the connection (under ASGI;
+a WSGI server decides that itself: gunicorn reads at most 64 KiB more, then
+closes); a client still sending then may see a reset instead of its 413.
+Under ASGI, a client that asked for ``Expect: 100-continue`` and has sent
+nothing yet gets its 413 at once (and a closed connection): reading would
+make the server invite the body only to throw it away. Under WSGI the
+server has invited it already (gunicorn sends ``100 Continue`` before the
+application runs), so it is read like any other.
 
 A chunked body needs a server that decodes it: every ASGI server does; a
 WSGI server says so with ``wsgi.input_terminated`` (gunicorn, for one).
@@ -28,7 +48,11 @@ iterator of chunks: the ASGI ``receive`` loop), ``wsgi_body`` (a WSGI
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
 from typing import IO, Any, Final, Protocol
 
 __all__ = [
@@ -42,11 +66,20 @@ __all__ = [
     "wsgi_body",
 ]
 
-DRAIN_BYTES: Final = 16 * 1024 * 1024
-"""The most a refused request's remaining body is read for (bytes)."""
+# The HTTP transport's logger: one name for the endpoint and its adapters.
+logger = logging.getLogger("django_mcp.transports.http")
 
-DRAIN_SECONDS: Final = 2.0
-"""The longest a refused request's remaining body is waited for (seconds)."""
+DRAIN_BYTES: Final = 64 * 1024 * 1024
+"""The largest refused body read and discarded so its 413 arrives (bytes).
+
+A declared ``Content-Length`` above it is not read at all; a chunked body
+is read up to it. Reading a body only to refuse it costs bandwidth, so the
+bound is a few times the largest body a client sends by mistake (an upload
+inlined as Base64), not the largest a link can carry.
+"""
+
+DRAIN_SECONDS: Final = 10.0
+"""The longest a refused body is read for, from the refusal on (seconds)."""
 
 #: How large one piece read from a stream is (bytes).
 CHUNK: Final = 64 * 1024
@@ -82,21 +115,23 @@ class Body(Protocol):
     async def read(self, limit: int) -> bytes:
         """Return the whole body; raise ``BodyTooLarge`` past ``limit`` bytes."""
 
-    async def drain(self) -> None:
-        """Read and discard what is left of a refused body (bounded)."""
+    async def drain(self) -> bool:
+        """Read and discard what is left of a refused body, within the bounds.
+
+        Return True when the body was read to its end (the connection may
+        carry another request), False when some of it was left unread (the
+        connection must close).
+        """
 
 
 class ReadyBody:
     """A body already in hand (read by Django's handler, or built in-process)."""
 
-    __slots__ = ("_drain", "data", "declared")
+    __slots__ = ("data", "declared")
 
-    def __init__(
-        self, data: bytes, *, declared: int | None = None, drain: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, data: bytes, *, declared: int | None = None) -> None:
         self.data = data
         self.declared: int | None = len(data) if declared is None else declared
-        self._drain = drain
 
     async def read(self, limit: int) -> bytes:
         """Return the body; raise ``BodyTooLarge`` past ``limit`` bytes."""
@@ -104,46 +139,96 @@ class ReadyBody:
             raise BodyTooLarge()
         return self.data
 
-    async def drain(self) -> None:
-        """Run the adapter's own drain, if it has one."""
-        if self._drain is not None:
-            self._drain()
+    async def drain(self) -> bool:
+        """Return True: nothing is left to read."""
+        return True
 
 
 class ChunkedBody:
-    """A body that arrives in chunks, counted as they come."""
+    """A body that arrives in chunks, counted as they come.
 
-    __slots__ = ("_chunks", "_done", "declared")
+    ``expects_continue``: the client sent ``Expect: 100-continue`` and the
+    server sends ``100 Continue`` only once the body is first read (ASGI).
+    """
 
-    def __init__(self, chunks: AsyncIterator[bytes], *, declared: int | None) -> None:
+    __slots__ = ("_chunks", "_done", "_size", "declared", "expects_continue")
+
+    def __init__(
+        self, chunks: AsyncIterator[bytes], *, declared: int | None, expects_continue: bool = False
+    ) -> None:
         self._chunks = chunks
         self._done = False
+        self._size = 0
         self.declared = declared
+        self.expects_continue = expects_continue
 
     async def read(self, limit: int) -> bytes:
         """Return the body; raise ``BodyTooLarge`` as soon as it passes ``limit`` bytes."""
         if self.declared is not None and self.declared > limit:
             raise BodyTooLarge()
         parts: list[bytes] = []
-        size = 0
         async for chunk in self._chunks:
-            size += len(chunk)
-            if size > limit:
+            self._size += len(chunk)
+            if self._size > limit:
                 raise BodyTooLarge()
             parts.append(chunk)
         self._done = True
         return b"".join(parts)
 
-    async def drain(self) -> None:
-        """Discard the rest of the body, at most ``DRAIN_BYTES`` of it."""
+    async def drain(self) -> bool:
+        """Discard the rest of the body: at most ``DRAIN_BYTES`` in all, for ``DRAIN_SECONDS``.
+
+        Return True once it was read to its end, False when it was left
+        unread (logged, save for a client still waiting to send it).
+        """
         if self._done:
-            return
+            return True
+        if self.declared is not None and self.declared > DRAIN_BYTES:
+            logger.warning(
+                "A refused request body declared %d bytes, over the drain bound of %d bytes "
+                "(DRAIN_BYTES): not read; the connection closes and the client may not get its 413",
+                self.declared,
+                DRAIN_BYTES,
+            )
+            return False
+        if self.expects_continue and self._size == 0:
+            return False  # nothing sent: reading would invite the body only to throw it away
+        deadline = time.monotonic() + DRAIN_SECONDS
+        try:
+            # A task can wait on a slow client for at most the bound; under
+            # WSGI (no task) each read blocks, and the deadline is checked
+            # between reads.
+            async with asyncio.timeout(DRAIN_SECONDS) if _in_task() else contextlib.nullcontext():
+                async for chunk in self._chunks:
+                    self._size += len(chunk)
+                    if self._size > DRAIN_BYTES:
+                        logger.warning(
+                            "A refused request body passed the drain bound of %d bytes "
+                            "(DRAIN_BYTES) without its end: the rest is not read; the "
+                            "connection closes and the client may not get its 413",
+                            DRAIN_BYTES,
+                        )
+                        return False
+                    if time.monotonic() > deadline:
+                        raise TimeoutError
+        except TimeoutError:
+            logger.warning(
+                "A refused request body was not complete after %g s (DRAIN_SECONDS), %d bytes "
+                "read: the rest is not read; the connection closes and the client may not get its 413",
+                DRAIN_SECONDS,
+                self._size,
+            )
+            return False
         self._done = True
-        left = DRAIN_BYTES
-        async for chunk in self._chunks:
-            left -= len(chunk)
-            if left <= 0:
-                return
+        return True
+
+
+def _in_task() -> bool:
+    """Return True when an asyncio task runs this code (not a WSGI request's first step)."""
+    try:
+        return asyncio.current_task() is not None
+    except RuntimeError:  # no loop at all
+        return False
 
 
 class _Unreadable:
@@ -155,8 +240,9 @@ class _Unreadable:
         """Refuse the body."""
         raise ChunkedUnsupported()
 
-    async def drain(self) -> None:
-        """Nothing can be read: the server closes the connection."""
+    async def drain(self) -> bool:
+        """Return False: nothing can be read, the connection must close."""
+        return False
 
 
 def wsgi_body(environ: Mapping[str, Any], declared: int | None) -> Body:

@@ -17,7 +17,7 @@ them, 413):
 2. ``Content-Type: application/json`` (415), an ``Accept`` admitting JSON
    or SSE (406).
 3. The body within ``MCP_MAX_REQUEST_SIZE``: a declared length over it is
-   refused before anything else (gate 0, the body never read), a chunked
+   refused before anything else (gate 0, the body never parsed), a chunked
    body as soon as it passes the limit (413, ``_body.py``).
 4. One JSON-RPC message (400 for anything that cannot be served at all),
    ``Mcp-Session-Id`` and ``MCP-Protocol-Version`` at most once each (400).

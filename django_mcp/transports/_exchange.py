@@ -94,7 +94,8 @@ class HttpReply:
     #: may let the request's own thread go while it is open.
     long_lived: bool = False
     #: True when the request body may not have been read whole: the adapter
-    #: drains it (lingering close) and closes the connection.
+    #: drains it before the answer goes, and closes the connection when some
+    #: of it is left unread (``_body.py``).
     refused_early: bool = False
 
     def header(self, name: str) -> str | None:

@@ -33,13 +33,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import Resolver404, resolve
 
-from django_mcp.transports._body import (
-    DRAIN_BYTES,
-    Body,
-    BodyTooLarge,
-    ChunkedBody,
-    wsgi_body,
-)
+from django_mcp.transports._body import Body, BodyTooLarge, wsgi_body
 from django_mcp.transports._bridge import SyncDriver, coroutine_marks, loop_is_running
 from django_mcp.transports._endpoint import Endpoint
 from django_mcp.transports._exchange import HttpExchange, HttpReply
@@ -90,7 +84,7 @@ class McpView:
         reply = await self.endpoint.serve(exchange)
         body = exchange.body
         if reply.refused_early and isinstance(body, _DjangoBody):
-            await body.drain()
+            await body.drain()  # before the answer goes (_body.py)
         return reply
 
 
@@ -198,19 +192,25 @@ def _exchange_of(request: HttpRequest) -> HttpExchange:
 class _DjangoBody:
     """The body of a Django request, as Django's handler makes it readable."""
 
-    __slots__ = ("_drained", "declared", "request")
+    __slots__ = ("_source", "declared", "request")
 
     def __init__(self, request: HttpRequest, declared: int | None) -> None:
         self.request = request
         self.declared = declared
-        self._drained = False
+        #: The WSGI server's stream, where this view reads past Django.
+        self._source: Body | None = None
+
+    def _wsgi_source(self, request: WSGIRequest) -> Body:
+        if self._source is None:
+            self._source = wsgi_body(request.environ, self.declared)
+        return self._source
 
     async def read(self, limit: int) -> bytes:
         """Return the body; raise ``BodyTooLarge`` past ``limit`` (or ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
         if self.declared is None and isinstance(self.request, WSGIRequest):
             # Django's WSGI handler reads no body without Content-Length:
             # read a chunked one from the server, when it decodes them.
-            return await wsgi_body(self.request.environ, None).read(limit)
+            return await self._wsgi_source(self.request).read(limit)
         if self.declared is not None and self.declared > limit:
             raise BodyTooLarge()
         try:
@@ -221,14 +221,14 @@ class _DjangoBody:
             raise BodyTooLarge()
         return body
 
-    async def drain(self) -> None:
-        """Discard what the client still sends of a refused body (WSGI: Django read none of it)."""
-        if self._drained or not isinstance(self.request, WSGIRequest):
-            return  # Django's ASGI handler has read the whole body already
-        self._drained = True
-        body: Body = wsgi_body(self.request.environ, self.declared)
-        if isinstance(body, ChunkedBody) and (body.declared or 0) <= DRAIN_BYTES:
-            await body.drain()
+    async def drain(self) -> bool:
+        """Discard what the client still sends of a refused body (WSGI: Django read none of it).
+
+        Return True once it is read to its end (``Body.drain``).
+        """
+        if not isinstance(self.request, WSGIRequest):
+            return True  # Django's ASGI handler has read the whole body already
+        return await self._wsgi_source(self.request).drain()
 
 
 @functools.lru_cache(maxsize=_CACHED_PATHS)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 
 import pytest
 
+from django_mcp.transports import _body
 from django_mcp.transports._body import (
     DRAIN_BYTES,
     BodyTooLarge,
@@ -47,16 +51,95 @@ async def test_a_declared_length_over_the_limit_is_refused_unread() -> None:
     assert given == []
 
 
-async def test_the_drain_reads_what_is_left_up_to_its_bound() -> None:
+async def test_a_chunked_drain_stops_past_its_bound_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
     given: list[int] = []
     size = 1024 * 1024
     body = ChunkedBody(pieces(size, 10 * DRAIN_BYTES // size, given), declared=None)
     with pytest.raises(BodyTooLarge):
         await body.read(size)
 
-    await body.drain()
+    with caplog.at_level(logging.WARNING, "django_mcp.transports.http"):
+        drained = await body.drain()
 
-    assert sum(given) == 2 * size + DRAIN_BYTES  # what read() took, then DRAIN_BYTES more
+    # DRAIN_BYTES in all (what read() took included), then the chunk passing it.
+    assert (drained, sum(given)) == (False, DRAIN_BYTES + size)
+    assert [record.levelno for record in caplog.records] == [logging.WARNING]
+    assert str(DRAIN_BYTES) in caplog.records[0].getMessage()
+
+
+async def test_a_declared_body_within_the_bound_is_drained_to_its_end() -> None:
+    given: list[int] = []
+    body = ChunkedBody(pieces(1000, 50, given), declared=50_000)
+    with pytest.raises(BodyTooLarge):
+        await body.read(100)
+
+    assert (await body.drain(), sum(given)) == (True, 50_000)
+    assert await body.drain() is True  # nothing left: a second drain reads nothing
+    assert sum(given) == 50_000
+
+
+async def test_a_body_declared_past_the_bound_is_not_read_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    given: list[int] = []
+    body = ChunkedBody(pieces(1000, 10, given), declared=DRAIN_BYTES + 1)
+
+    with caplog.at_level(logging.WARNING, "django_mcp.transports.http"):
+        drained = await body.drain()
+
+    assert (drained, given) == (False, [])
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert f"declared {DRAIN_BYTES + 1} bytes" in record.getMessage()  # the size
+    assert f"bound of {DRAIN_BYTES} bytes" in record.getMessage()  # and the bound, never the body
+
+
+async def test_a_client_waiting_for_100_continue_is_not_invited_to_send() -> None:
+    given: list[int] = []
+    body = ChunkedBody(pieces(1000, 10, given), declared=10_000, expects_continue=True)
+
+    assert (await body.drain(), given) == (False, [])
+
+
+async def test_a_slow_body_is_waited_for_at_most_the_time_bound(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(_body, "DRAIN_SECONDS", 0.05)
+
+    async def stalled() -> AsyncIterator[bytes]:
+        yield b"x" * 10
+        await asyncio.Event().wait()  # the client sends no more
+        yield b""
+
+    body = ChunkedBody(stalled(), declared=1000)
+    with caplog.at_level(logging.WARNING, "django_mcp.transports.http"):
+        drained = await asyncio.wait_for(body.drain(), 10)
+
+    assert drained is False
+    assert "10 bytes read" in caplog.records[0].getMessage()
+
+
+def _run_without_loop(coroutine: Coroutine[Any, Any, bool]) -> bool:
+    """Run a coroutine that never suspends as a WSGI request's first step runs: no loop, no task."""
+    with pytest.raises(StopIteration) as stopped:
+        coroutine.send(None)
+    return bool(stopped.value.value)
+
+
+def test_without_a_task_the_time_bound_is_checked_between_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_body, "DRAIN_SECONDS", -1.0)  # past as soon as it starts
+    stream = io.BytesIO(b"x" * 500_000)
+    body = wsgi_body({"wsgi.input": stream}, 500_000)
+
+    assert _run_without_loop(body.drain()) is False
+    assert stream.tell() == _body.CHUNK  # one read, then the deadline stopped it
+
+
+def test_without_a_task_a_body_is_drained_to_its_end() -> None:
+    stream = io.BytesIO(b"x" * 500_000)
+
+    assert _run_without_loop(wsgi_body({"wsgi.input": stream}, 500_000).drain()) is True
+    assert stream.tell() == 500_000
 
 
 async def test_bytes_in_hand_follow_the_same_limit() -> None:
