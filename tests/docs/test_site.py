@@ -31,7 +31,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
-pytestmark = pytest.mark.slow
+# Building the whole site (autodoc imports every public module) takes about
+# a minute alone and several on a loaded 2-core machine: the first test pays
+# for it, so the module's bound is the build's own (600 s), not the suite's.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def _require_docs_tools() -> None:
