@@ -17,6 +17,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from django_mcp._admin.framing import DenyFraming
+from django_mcp._admin.records import RecordsOnly
 from django_mcp.models import McpAuditEntry
 
 __all__ = ["McpAuditEntryAdmin"]
@@ -27,7 +28,7 @@ else:
     _ModelAdmin = admin.ModelAdmin
 
 
-class McpAuditEntryAdmin(DenyFraming, _ModelAdmin):
+class McpAuditEntryAdmin(RecordsOnly, DenyFraming, _ModelAdmin):
     """List and inspect audited MCP calls; nothing is edited here."""
 
     list_display = ("created_at", "server", "method", "component", "who", "outcome", "error_code", "seconds")
@@ -43,18 +44,6 @@ class McpAuditEntryAdmin(DenyFraming, _ModelAdmin):
         """Show every field read-only, the arguments as indented JSON."""
         fields = [field.name for field in McpAuditEntry._meta.fields if field.name != "arguments"]
         return [*fields, "arguments_json"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        """Return False: entries are written by the request path."""
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> bool:
-        """Return False: an audit entry never changes."""
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: McpAuditEntry | None = None) -> bool:
-        """Return False: entries go only through ``manage.py mcp_prune_audit``."""
-        return False
 
     @admin.display(description="who", ordering="username")
     def who(self, entry: McpAuditEntry) -> str:

@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from django_mcp._admin.framing import DenyFraming
+from django_mcp._admin.records import RecordsOnly
 from django_mcp.models import McpIdempotencyKey
 
 __all__ = ["McpIdempotencyKeyAdmin"]
@@ -26,7 +27,7 @@ else:
     _ModelAdmin = admin.ModelAdmin
 
 
-class McpIdempotencyKeyAdmin(DenyFraming, _ModelAdmin):
+class McpIdempotencyKeyAdmin(RecordsOnly, DenyFraming, _ModelAdmin):
     """List and inspect idempotency keys; nothing is edited here."""
 
     list_display = ("created_at", "server", "tool", "caller", "key", "stored")
@@ -40,18 +41,6 @@ class McpIdempotencyKeyAdmin(DenyFraming, _ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: McpIdempotencyKey | None = None) -> list[str]:
         """Show every field read-only."""
         return [field.name for field in McpIdempotencyKey._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        """Return False: keys are reserved by the request path."""
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: McpIdempotencyKey | None = None) -> bool:
-        """Return False: a key never changes here."""
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: McpIdempotencyKey | None = None) -> bool:
-        """Return False: keys go only through ``manage.py mcp_prune_idempotency_keys``."""
-        return False
 
     @admin.display(description="result stored", boolean=True)
     def stored(self, key: McpIdempotencyKey) -> bool:
