@@ -48,6 +48,7 @@ def test_the_documented_import_paths_work() -> None:
         Server,
         Tool,
         ToolAnnotations,
+        ToolSearch,
     )
     from django_mcp.protocol.content import (  # noqa: F401
         AudioContent,
@@ -265,10 +266,12 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "admit",
         "call_tool",
         "list_tools",
+        "listed_tools",
         "payload_for",
         "run",
         "tool_error",
         "tool_result",
+        "unwrap_call_tool",
         "visible_tool",
     ],
     "django_mcp.events": [
@@ -546,6 +549,17 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "skill_root",
     ],
     "django_mcp.server.templates": ["TemplateError", "UriTemplate"],
+    "django_mcp.server.tool_search": [
+        "CALL_TOOL",
+        "META_TOOLS",
+        "SEARCH_TOOLS",
+        "CallToolInput",
+        "CallToolTool",
+        "SearchToolsInput",
+        "SearchToolsTool",
+        "ToolCatalog",
+        "ToolSearch",
+    ],
     "django_mcp.signals": ["OUTCOMES", "ObservedSignal", "mcp_request_finished", "mcp_task_status_changed"],
     "django_mcp.storage": ["Disk", "FileTooLarge", "StoredFile", "StoredFileNotFound", "disk"],
     "django_mcp.task_pool": ["MAX_RESULTS", "TaskPool", "ThreadPoolBackend", "get_pool"],

@@ -352,6 +352,9 @@ class Dispatcher:
         While anything observes requests (``django_mcp.observability``), the
         request goes through its hook, which calls back with ``observed``.
         """
+        if self.compiled.tool_search is not None and not observed:
+            # call_tool is served and observed as the tools/call it wraps.
+            envelope = tools.unwrap_call_tool(self.compiled, envelope, ctx)
         if OBSERVATION.active and not observed:
             return await observe_request(self, envelope, ctx, emit)
         settings = self.settings
