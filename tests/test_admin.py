@@ -783,6 +783,25 @@ def task_playground() -> None:
     registry.web("task-playground", TaskPlaygroundServer)
 
 
+def test_the_server_page_and_the_catalog_show_each_extensions_stage(
+    task_playground: None, settings: Any
+) -> None:
+    _user, client = _staff()
+
+    page = " ".join(_text(client.get(f"{SECTION}server/{TASK_SERVER}/")).split())
+    settings.MCP_TASKS_EXTENSION = False
+    catalog = " ".join(_text(client.get(URL)).split())
+
+    assert (
+        '<code>io.modelcontextprotocol/tasks</code> <span class="mcp-badge mcp-stage-beta">beta</span> '
+        "revision <code>1</code></div>"
+    ) in page
+    assert (
+        "<code>io.modelcontextprotocol/tasks</code> beta, revision <code>1</code> "
+        '<span class="mcp-meta">(turned off by its setting)</span>'
+    ) in catalog
+
+
 def _task_panel(page: str) -> dict[str, str]:
     match = re.search(r'<div class="module mcp-task[^"]*" id="mcp-task"([^>]*)>', page)
     assert match is not None, page

@@ -173,6 +173,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "spend_state",
         "unseal_state",
     ],
+    "django_mcp.dispatcher.extensions": ["advertised", "check_client", "disabled", "served"],
     "django_mcp.dispatcher.idempotency": [
         "IDEMPOTENCY_KEY",
         "MAX_KEY_LENGTH",
@@ -407,6 +408,16 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "ServerCapabilities",
         "ToolAnnotationsDefinition",
         "ToolDefinition",
+    ],
+    "django_mcp.protocol.extensions": [
+        "INITIAL_REVISION",
+        "REVISIONS",
+        "STAGES",
+        "UI",
+        "Stage",
+        "client_revision",
+        "declares_unknown_revision",
+        "revision_of",
     ],
     "django_mcp.protocol.jsonrpc": [
         "HEADER_MISMATCH",

@@ -28,6 +28,9 @@ from typing import Any, Final, Literal
 import msgspec
 from django.urls import NoReverseMatch, reverse
 
+from django_mcp.conf import get_settings
+from django_mcp.dispatcher.extensions import served
+from django_mcp.protocol.extensions import STAGES
 from django_mcp.registry import Registry, registry
 from django_mcp.server.compiler import CompiledServer
 from django_mcp.server.server import Server
@@ -36,6 +39,7 @@ from django_mcp.testing import McpTestClient
 __all__ = [
     "KINDS",
     "CatalogEntry",
+    "CatalogExtension",
     "Kind",
     "ServerCatalog",
     "build_catalog",
@@ -148,6 +152,19 @@ class CatalogEntry:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class CatalogExtension:
+    """An extension a server offers, as the admin pages show it."""
+
+    identifier: str
+    #: Its lifecycle stage (SEP-3392): "experimental", "beta", "stable" or "core".
+    stage: str
+    #: The ``revision`` the server declares ("" when none).
+    revision: str
+    #: False when its setting turns it off (``MCP_TASKS_EXTENSION``, ...).
+    served: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ServerCatalog:
     """A registered ``Server`` class with its mounts and compiled catalog."""
 
@@ -170,6 +187,8 @@ class ServerCatalog:
     capabilities: str = "{}"
     #: ``(ttlMs, cacheScope)`` the list results carry.
     list_cache: tuple[int, str] = (0, "private")
+    #: The extensions the server offers, with their lifecycle stage.
+    extensions: tuple[CatalogExtension, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -311,6 +330,20 @@ def _server_catalog(server: type[Server], mounts: tuple[tuple[str, str], ...]) -
         instructions=server.instructions or None,
         capabilities=_pretty(_wire(compiled.capabilities)) or "{}",
         list_cache=_list_cache(compiled),
+        extensions=_extensions(compiled),
+    )
+
+
+def _extensions(compiled: CompiledServer) -> tuple[CatalogExtension, ...]:
+    settings = get_settings()
+    return tuple(
+        CatalogExtension(
+            identifier=identifier,
+            stage=STAGES.get(identifier, "experimental"),
+            revision=str(declared.get("revision", "")) if isinstance(declared, dict) else "",
+            served=served(compiled, settings, identifier),
+        )
+        for identifier, declared in (compiled.capabilities.extensions or {}).items()
     )
 
 

@@ -36,6 +36,7 @@ from django_mcp.protocol.definitions import (
     ToolAnnotationsDefinition,
     ToolDefinition,
 )
+from django_mcp.protocol.extensions import revision_of
 from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.response import ContentAnnotations, check_meta_keys
@@ -419,10 +420,12 @@ def _capabilities(
     if server.subscribe:
         resource_capability["subscribe"] = True
     extensions: dict[str, Any] = {}
+    # Beta extensions declare the revision of the text implemented
+    # (SEP-3392 "Identifiers and compatibility").
     if any(t.task for t in tools.values()):
-        extensions[TASKS_EXTENSION] = {}
+        extensions[TASKS_EXTENSION] = {"revision": revision_of(TASKS_EXTENSION)}
     if skills.skills:
-        extensions[SKILLS_EXTENSION] = skills.settings
+        extensions[SKILLS_EXTENSION] = {**skills.settings, "revision": revision_of(SKILLS_EXTENSION)}
     return ServerCapabilities(
         tools=dict(changed) if tools else UNSET,
         resources=resource_capability if (resources or templates or skills.skills) else UNSET,
