@@ -1,14 +1,19 @@
-"""``django_mcp.views.bad_request``: JSON-RPC for MCP endpoints, Django's page elsewhere."""
+"""``django_mcp.views``: ``bad_request`` (JSON-RPC for MCP endpoints, Django's page
+elsewhere) and ``server_card_view`` (a server's card, with ETag and CORS)."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 from django.core.exceptions import DisallowedHost, SuspiciousOperation
-from django.test import RequestFactory
+from django.http import Http404, HttpResponse
+from django.test import Client, RequestFactory
 
+from django_mcp import McpResponse, Server, Tool
 from django_mcp.protocol import jsonrpc
-from django_mcp.views import bad_request
+from django_mcp.server_card import MEDIA_TYPE
+from django_mcp.views import bad_request, server_card_view
 
 
 def test_a_disallowed_host_at_an_mcp_endpoint_is_a_403_json_rpc_error() -> None:
@@ -34,3 +39,57 @@ def test_elsewhere_it_is_djangos_own_page() -> None:
 
     assert response.status_code == 400
     assert response["Content-Type"].startswith("text/html")
+
+
+class HelloTool(Tool):
+    """Say hello."""
+
+    name = "hello"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("hello")
+
+
+class CardServer(Server):
+    name = "com.example/hello"
+    description = "Says hello."
+    tools = (HelloTool,)
+
+
+def _card(**headers: str) -> HttpResponse:
+    request = RequestFactory().get("/mcp/library/server-card", headers=headers)
+    return server_card_view(request, server=CardServer, endpoint="django_mcp:library")
+
+
+def test_the_server_card_is_served_with_its_etag_cors_and_cache_headers() -> None:
+    response = _card()
+
+    assert (response.status_code, response["Content-Type"]) == (200, MEDIA_TYPE)
+    card = json.loads(response.content)
+    assert card["name"] == "com.example/hello"
+    assert card["remotes"][0]["url"] == "http://testserver/mcp/library"
+    assert response["ETag"].startswith('"')
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert response["Access-Control-Expose-Headers"] == "ETag"
+    assert response["Cache-Control"] == "public, max-age=3600"
+
+
+def test_a_matching_if_none_match_answers_304() -> None:
+    tag = _card()["ETag"]
+
+    unchanged = _card(if_none_match=f'"other", {tag}')
+    changed = _card(if_none_match='"other"')
+
+    assert (unchanged.status_code, unchanged.content, unchanged["ETag"]) == (304, b"", tag)
+    assert changed.status_code == 200
+
+
+def test_a_server_without_a_card_name_answers_404() -> None:
+    # The demo's LibraryServer is named "library", not namespace/name.
+    assert Client().get("/mcp/library/server-card").status_code == 404
+    with pytest.raises(Http404):
+        server_card_view(RequestFactory().get("/"), server=Server, endpoint="django_mcp:library")
+
+
+def test_only_get_and_head_are_allowed() -> None:
+    assert Client().post("/mcp/library/server-card").status_code == 405
