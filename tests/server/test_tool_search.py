@@ -10,6 +10,7 @@ row names the real tool); below the threshold nothing changes.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -18,12 +19,16 @@ from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp import McpResponse, Server, Tool, ToolSearch
 from django_mcp.dispatcher import Dispatcher
+from django_mcp.dispatcher.codec import parse_message
+from django_mcp.dispatcher.context import CallContext
 from django_mcp.models import McpAuditEntry
 from django_mcp.protocol import jsonrpc
+from django_mcp.protocol.tasks import EXTENSION as TASKS
 from django_mcp.schemas import Schema
 from django_mcp.server.compiler import compile_server
 from django_mcp.server.tool_search import CALL_TOOL, SEARCH_TOOLS
-from tests.wire import call, serve, tool_request
+from django_mcp.signals import mcp_request_finished
+from tests.wire import call, modern_meta, serve, tool_request
 
 WORDS = ("invoice", "shipment", "customer", "warehouse", "refund", "coupon", "ledger", "payroll")
 
@@ -59,8 +64,18 @@ class SecretPayrollTool(Tool[OrderInput]):
         return McpResponse.text("exported")
 
 
+class LaterTool(Tool):
+    """Compile the quarterly archive in the background."""
+
+    name = "later"
+    task = "optional"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("archived")
+
+
 class BigServer(Server):
-    tools = (*(_tool(index) for index in range(499)), SecretPayrollTool)
+    tools = (*(_tool(index) for index in range(498)), SecretPayrollTool, LaterTool)
     tool_search = ToolSearch(threshold=40, always=("tool_007", "tool_001"))
 
 
@@ -254,6 +269,56 @@ async def test_the_audit_row_of_call_tool_names_the_real_tool(settings: Any) -> 
 
     rows = [(row.method, row.component, row.arguments) async for row in McpAuditEntry.objects.order_by("pk")]
     assert rows == [("tools/call", "tool_011", {"order_id": 5}), ("tools/call", "[unknown]", None)]
+
+
+async def test_the_finished_request_names_the_real_tool() -> None:
+    components: list[str] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        components.append(kwargs["component"])
+
+    mcp_request_finished.connect(receiver)
+    try:
+        await call(
+            BigServer,
+            "tools/call",
+            {"name": CALL_TOOL, "arguments": {"name": "tool_099", "arguments": {"order_id": 1}}},
+        )
+    finally:
+        mcp_request_finished.disconnect(receiver)
+
+    assert components == ["tool_099"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_call_tool_of_a_task_capable_tool_may_answer_a_task() -> None:
+    params = {"name": CALL_TOOL, "arguments": {"name": "later"}}
+
+    with_tasks = await call(BigServer, "tools/call", params, meta=modern_meta({"extensions": {TASKS: {}}}))
+    without = await call(BigServer, "tools/call", params)
+
+    assert with_tasks["result"]["resultType"] == "task"
+    assert without["result"]["content"] == [{"type": "text", "text": "archived"}]
+
+
+async def test_a_2025_11_25_session_lists_and_calls_through_the_meta_tools() -> None:
+    dispatcher = Dispatcher(BigServer.compiled())
+    context = CallContext(era="legacy", protocol_version="2025-11-25", client_capabilities={})
+
+    listed = await dispatcher.respond(
+        parse_message(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'), context
+    )
+    called = await dispatcher.respond(
+        parse_message(
+            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"call_tool",'
+            b'"arguments":{"name":"tool_005","arguments":{"order_id":3}}}}'
+        ),
+        context,
+    )
+
+    tools = json.loads(listed.body)["result"]["tools"]
+    assert [tool["name"] for tool in tools] == ["tool_007", "tool_001", SEARCH_TOOLS, CALL_TOOL]
+    assert json.loads(called.body)["result"]["content"] == [{"type": "text", "text": "5:3"}]
 
 
 def _declared(**attributes: Any) -> type[Server]:
