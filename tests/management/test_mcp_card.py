@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path
 
 from django_mcp import McpResponse, Prompt, Resource, Server, Tool
 from django_mcp.protocol.versions import SUPPORTED_VERSIONS
@@ -88,6 +90,14 @@ class PrivateServer(Server):
     tools = (LookupTool,)
 
 
+def _endpoint(request: HttpRequest) -> HttpResponse:
+    return HttpResponse()
+
+
+# Where --base-url finds the endpoint: the path of the django_mcp:words route.
+urlpatterns = [path("mcp/", include(([path("words", _endpoint, name="words")], "django_mcp")))]
+
+
 @pytest.fixture
 def registered() -> Iterator[None]:
     saved = registry.snapshot()
@@ -160,10 +170,11 @@ def test_the_same_catalog_gives_the_same_bytes_and_etag(registered: None) -> Non
     assert etag(first.encode()) == etag(encode_card(server_card(WordsServer)))
 
 
-def test_base_url_adds_the_endpoint_the_urlconf_serves() -> None:
-    out, _ = run("library", "--base-url", "https://books.example/", "--name", "example.books/library")
+@pytest.mark.urls(__name__)
+def test_base_url_adds_the_endpoint_the_urlconf_serves(registered: None) -> None:
+    out, _ = run("words", "--base-url", "https://books.example/")
 
-    assert json.loads(out)["remotes"][0]["url"] == "https://books.example/mcp/library"
+    assert json.loads(out)["remotes"][0]["url"] == "https://books.example/mcp/words"
 
 
 def test_without_a_url_the_card_lists_no_remote_and_says_so(registered: None) -> None:
@@ -197,12 +208,17 @@ def test_output_writes_the_file(registered: None, tmp_path: Path) -> None:
         (("words", "--description", "x" * 101), "description is 101 characters"),
         (("local:plain", "--name", "a.b/c", "--description", "d", "--base-url", "https://x"), "STDIO only"),
         (("words", "--url", "example.com/mcp"), "must be absolute"),
-        (("words", "--base-url", "https://example.com"), "pass the endpoint's whole --url"),
     ],
 )
 def test_bad_requests_are_command_errors(registered: None, args: tuple[str, ...], message: str) -> None:
     with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
         run(*args)
+
+
+@pytest.mark.urls("tests.echo_server")  # no django_mcp.urls routes
+def test_base_url_without_the_django_mcp_routes_is_a_command_error(registered: None) -> None:
+    with pytest.raises(CommandError, match="pass the endpoint's whole --url"):
+        run("words", "--base-url", "https://example.com")
 
 
 def test_name_and_description_options_replace_the_servers_own(registered: None) -> None:
