@@ -28,12 +28,16 @@ from typing import Any, Final, Literal
 import msgspec
 from django.urls import NoReverseMatch, reverse
 
+from django_mcp.auth import can_use
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.extensions import served
 from django_mcp.protocol.extensions import STAGES
+from django_mcp.protocol.versions import LATEST
 from django_mcp.registry import Registry, registry
+from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
 from django_mcp.server.server import Server
+from django_mcp.server.tool_search import META_TOOLS
 from django_mcp.testing import McpTestClient
 
 __all__ = [
@@ -266,12 +270,34 @@ async def visible_keys(server: type[Server], user: Any) -> dict[str, frozenset[s
     templates = await client.list_resource_templates()
     prompts = await client.list_prompts()
     return {
-        "tool": frozenset(str(item.get("name")) for item in tools.items),
+        "tool": await _visible_tools(server, user, frozenset(str(item.get("name")) for item in tools.items)),
         "resource": frozenset(str(item.get("uri")) for item in resources.items),
         "template": frozenset(str(item.get("uriTemplate")) for item in templates.items),
         "prompt": frozenset(str(item.get("name")) for item in prompts.items),
         "skill": await _visible_skills(client),
     }
+
+
+async def _visible_tools(server: type[Server], user: Any, listed: frozenset[str]) -> frozenset[str]:
+    """Return the tools ``user`` may use: those listed, unless tool search cut the list.
+
+    Past its threshold ``tools/list`` lists the meta-tools in place of the
+    catalog; the permission check the dispatcher applies to each tool
+    (``auth.can_use``) then says which the user may use.
+    """
+    compiled = server.compiled()
+    if compiled.tool_search is None or not listed & META_TOOLS:
+        return listed
+    request = McpRequest(
+        method="tools/list",
+        params={},
+        meta={},
+        protocol_version=LATEST,
+        client_capabilities={},
+        user=user,
+        server=compiled,
+    )
+    return frozenset([name for name, entry in compiled.tools.items() if await can_use(entry, request)])
 
 
 async def _visible_skills(client: McpTestClient) -> frozenset[str]:
