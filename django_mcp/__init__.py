@@ -25,6 +25,7 @@ from django_mcp.server.primitives import (
 )
 from django_mcp.server.server import Server
 from django_mcp.server.skills import Skill
+from django_mcp.server.tool_search import ToolSearch
 
 __all__ = [
     "CacheHint",
@@ -42,6 +43,7 @@ __all__ = [
     "Skill",
     "Tool",
     "ToolAnnotations",
+    "ToolSearch",
     "local",
     "prompts_changed",
     "resource_updated",

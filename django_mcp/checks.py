@@ -34,6 +34,8 @@ Settings (``check_settings``):
 - ``E035`` ``MCP_AUDIT_REDACT`` is not a list of regular expressions
 - ``E036`` ``MCP_AUDIT_RETENTION_DAYS`` is not None or a positive number
 - ``E037`` ``MCP_TELEMETRY`` is not True or False
+- ``E040`` ``MCP_TASKS_EXTENSION`` or ``MCP_SKILLS_EXTENSION`` is not True
+  or False
 
 The event backend's own ``check()`` messages are added to these
 (``RedisEventBackend`` reports ``E020`` and ``E021``).
@@ -63,6 +65,8 @@ Servers (``check_servers``):
   prefix MCP extensions reserve
 - ``W014`` ``AdminSiteTools()`` left out a ModelAdmin whose tools it could
   not build (its forms fail, or its primary key is a secret)
+- ``W016`` a server's ``instructions`` is not a constant string (a property,
+  a callable, a descriptor): text computed at run time reaches the model
 
 Deployment (``manage.py check --deploy``):
 
@@ -82,6 +86,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import inspect
 import math
 import os
 import re
@@ -556,6 +561,17 @@ def _check_observability() -> list[CheckMessage]:
                 id="django_mcp.E037",
             )
         )
+    for name in ("MCP_TASKS_EXTENSION", "MCP_SKILLS_EXTENSION"):
+        enabled = get_setting(name)
+        if not isinstance(enabled, bool):
+            messages.append(
+                Error(
+                    f"{name} must be True or False, got {enabled!r}.",
+                    hint="True (the default) serves this Beta extension to the servers that offer it; "
+                    "False stops advertising it and answers its methods -32601.",
+                    id="django_mcp.E040",
+                )
+            )
     return messages
 
 
@@ -609,6 +625,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                         id="django_mcp.W003",
                     )
                 )
+            messages += _check_instructions(where, server)
             try:
                 compiled = compile_server(server)
             except SkillError as exc:
@@ -669,6 +686,26 @@ def check_admin_site_tools(app_configs: Sequence[Any] | None = None, **kwargs: A
             id="django_mcp.W014",
         )
         for skipped in site_tools.skipped_admins()
+    ]
+
+
+def _check_instructions(where: str, server: type[Any]) -> list[CheckMessage]:
+    """Warn when a server's ``instructions`` is not a constant string."""
+    declared = inspect.getattr_static(server, "instructions", None)
+    if declared is None or isinstance(declared, str):
+        return []
+    kind = type(declared).__name__
+    return [
+        CheckWarning(
+            f"{where} ({server.__module__}.{server.__qualname__}) declares instructions as a {kind}, "
+            "not a constant string.",
+            hint="Clients put the instructions in the model's context: text computed at run time "
+            "(a property, a callable, a template rendered from the database) is a prompt-injection "
+            "path. Declare instructions = '...' as a literal string, or silence django_mcp.W016 "
+            "once you have checked where the text comes from.",
+            obj=server,
+            id="django_mcp.W016",
+        )
     ]
 
 

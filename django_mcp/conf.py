@@ -40,6 +40,11 @@ unlimited), an anonymous one also at most
 ``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT`` (10; None: no limit of its own), and
 create ``MCP_TASK_RATE_LIMIT`` of them ("120/m"; None: unlimited).
 
+Both are Beta extensions (SEP-3392): ``MCP_TASKS_EXTENSION`` and
+``MCP_SKILLS_EXTENSION`` (True) serve each; False stops advertising it and
+its methods answer -32601 (a task-capable tool's calls then run directly;
+skill files stay readable as resources).
+
 Skills (``io.modelcontextprotocol/skills``) are looked up in the folders of
 ``MCP_SKILLS_DIRS``, then in each installed app's ``skills/`` folder, then
 in the storage ``MCP_SKILLS_STORAGE`` names (an alias of ``STORAGES``).
@@ -75,6 +80,9 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.crypto import salted_hmac
 from django.utils.module_loading import import_string
+
+from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 
 __all__ = [
     "AUDIT_MODES",
@@ -165,6 +173,12 @@ DEFAULTS: Final[dict[str, Any]] = {
     "MCP_TASK_THREADS": 4,
     # Seconds a task is kept once its work ends (None: unlimited).
     "MCP_TASK_TTL": 3600,
+    # Serve the io.modelcontextprotocol/tasks extension (Beta) to servers
+    # with a task-capable tool.
+    "MCP_TASKS_EXTENSION": True,
+    # Serve the io.modelcontextprotocol/skills extension (Beta) to servers
+    # with skills.
+    "MCP_SKILLS_EXTENSION": True,
     # Seconds clients are asked to wait between tasks/get polls (None: no hint).
     "MCP_TASK_POLL_INTERVAL": 1,
     # Seconds a running task's lease lasts unless its worker renews it; a
@@ -274,6 +288,8 @@ class McpSettings:
     max_tasks_per_client: int | None = 100  # unfinished tasks per caller; None: unlimited
     max_tasks_per_anonymous_client: int | None = 10  # per anonymous caller too; None: no own limit
     task_rate_limit: str | None = "120/m"  # task creations per caller; None: unlimited
+    #: The Beta extensions served (``MCP_TASKS_EXTENSION``, ``MCP_SKILLS_EXTENSION``).
+    beta_extensions: frozenset[str] = frozenset({TASKS_EXTENSION, SKILLS_EXTENSION})
     #: Emit OpenTelemetry spans and metrics when a provider is configured.
     telemetry: bool = True
     #: Which calls are audited: None (none), "writes" or "all".
@@ -309,6 +325,14 @@ def get_settings() -> McpSettings:
         max_tasks_per_client=get_setting("MCP_MAX_TASKS_PER_CLIENT"),
         max_tasks_per_anonymous_client=get_setting("MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT"),
         task_rate_limit=get_setting("MCP_TASK_RATE_LIMIT"),
+        beta_extensions=frozenset(
+            extension
+            for extension, setting in (
+                (TASKS_EXTENSION, "MCP_TASKS_EXTENSION"),
+                (SKILLS_EXTENSION, "MCP_SKILLS_EXTENSION"),
+            )
+            if get_setting(setting) is not False
+        ),
         telemetry=bool(get_setting("MCP_TELEMETRY")),
         audit=_audit_mode(),
         audit_redact=tuple(_strings(get_setting("MCP_AUDIT_REDACT"))),

@@ -3,7 +3,8 @@
 ``path("mcp/", include("django_mcp.urls"))`` serves a server registered as
 ``web("weather", WeatherServer)`` at ``/mcp/weather``. Both ``/mcp/weather``
 and ``/mcp/weather/`` are routed, because an ``APPEND_SLASH`` redirect
-cannot carry a POST body.
+cannot carry a POST body. ``/mcp/weather/server-card`` serves the server's
+card (``django_mcp.views.server_card_view``, SEP-2127, a draft).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from django.urls import path
 
 from django_mcp.registry import registry
+from django_mcp.views import server_card_view
 
 __all__ = ["urlpatterns"]
 
@@ -27,6 +29,9 @@ def _patterns() -> list[Any]:
         patterns.append(path(route, view, name=name))
         if route:
             patterns.append(path(route + "/", view))
+        card = f"{route}/server-card" if route else "server-card"
+        kwargs = {"server": server, "endpoint": f"django_mcp:{name}"}
+        patterns.append(path(card, server_card_view, kwargs, name=f"{name}-server-card"))
     return patterns
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from asgiref.sync import async_to_sync
 from django.contrib import admin
 from django.contrib.admin import AdminSite
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -26,7 +27,18 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from django.urls import path
 
-from django_mcp import McpRequest, Prompt, PromptArgument, Resource, Server, Skill, Tool, ToolAnnotations
+from django_mcp import (
+    McpRequest,
+    Prompt,
+    PromptArgument,
+    Resource,
+    Server,
+    Skill,
+    Tool,
+    ToolAnnotations,
+    ToolSearch,
+)
+from django_mcp._admin.catalog import visible_keys
 from django_mcp.admin import McpCatalogAdmin, build_catalog, mcp_catalog_view
 from django_mcp.models import McpCatalog
 from django_mcp.registry import registry
@@ -781,6 +793,48 @@ TASK_SERVER = f"{__name__}.TaskPlaygroundServer"
 @pytest.fixture
 def task_playground() -> None:
     registry.web("task-playground", TaskPlaygroundServer)
+
+
+def test_the_server_page_and_the_catalog_show_each_extensions_stage(
+    task_playground: None, settings: Any
+) -> None:
+    _user, client = _staff()
+
+    page = " ".join(_text(client.get(f"{SECTION}server/{TASK_SERVER}/")).split())
+    settings.MCP_TASKS_EXTENSION = False
+    catalog = " ".join(_text(client.get(URL)).split())
+
+    assert (
+        '<code>io.modelcontextprotocol/tasks</code> <span class="mcp-badge mcp-stage-beta">beta</span> '
+        "revision <code>1</code></div>"
+    ) in page
+    assert (
+        "<code>io.modelcontextprotocol/tasks</code> beta, revision <code>1</code> "
+        '<span class="mcp-meta">(turned off by its setting)</span>'
+    ) in catalog
+
+
+class GuardedPingTool(Tool):
+    name = "guarded-ping"
+    permissions = ("auth.change_user",)
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("pong")
+
+
+class SearchedServer(Server):
+    name = "searched"
+    tools = (PingTool, GuardedPingTool)
+    tool_search = ToolSearch(threshold=0)
+
+
+def test_view_as_counts_the_tools_behind_tool_search() -> None:
+    bob = get_user_model().objects.create_user(username="bob", password="pw-123456")
+
+    visible = async_to_sync(visible_keys)(SearchedServer, bob)
+
+    # tools/list shows bob search_tools and call_tool; he may use ping only.
+    assert visible["tool"] == frozenset({"ping"})
 
 
 def _task_panel(page: str) -> dict[str, str]:

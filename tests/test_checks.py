@@ -884,6 +884,49 @@ def test_local_server_requiring_login_is_w003(servers: None) -> None:
     ]
 
 
+# ------------------------------------------------------------------ W016
+
+
+class PropertyInstructionsServer(Server):
+    tools = (EchoTool,)
+
+    @property
+    def instructions(self) -> str:  # type: ignore[override]
+        return "built at run time"
+
+
+class CallableInstructionsServer(Server):
+    tools = (EchoTool,)
+    instructions = staticmethod(lambda: "from the database")  # type: ignore[assignment]
+
+
+class ConstantInstructionsServer(Server):
+    tools = (EchoTool,)
+    instructions = "Use the echo tool."
+
+
+def test_instructions_that_are_not_a_constant_string_are_w016(servers: None) -> None:
+    registry.web("property", PropertyInstructionsServer)
+    registry.web("callable", CallableInstructionsServer)
+    registry.web("constant", ConstantInstructionsServer)
+
+    messages = [message for message in check_servers() if message.id == "django_mcp.W016"]
+
+    assert [(message.msg, message.obj) for message in messages] == [
+        (
+            f"web server 'property' ({HERE}.PropertyInstructionsServer) declares instructions as a "
+            "property, not a constant string.",
+            PropertyInstructionsServer,
+        ),
+        (
+            f"web server 'callable' ({HERE}.CallableInstructionsServer) declares instructions as a "
+            "staticmethod, not a constant string.",
+            CallableInstructionsServer,
+        ),
+    ]
+    assert "prompt-injection" in messages[0].hint
+
+
 # ------------------------------------------------------------------ tasks
 
 
@@ -1167,6 +1210,20 @@ def test_a_telemetry_setting_that_is_not_a_bool_is_e037(settings: Any) -> None:
             hint="True (the default) emits OpenTelemetry spans and metrics when a provider is "
             "configured; False never does.",
             id="django_mcp.E037",
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", ["MCP_TASKS_EXTENSION", "MCP_SKILLS_EXTENSION"])
+def test_an_extension_setting_that_is_not_a_bool_is_e040(settings: Any, name: str) -> None:
+    setattr(settings, name, "off")
+
+    assert check_settings() == [
+        Error(
+            f"{name} must be True or False, got 'off'.",
+            hint="True (the default) serves this Beta extension to the servers that offer it; "
+            "False stops advertising it and answers its methods -32601.",
+            id="django_mcp.E040",
         )
     ]
 

@@ -28,14 +28,22 @@ from typing import Any, Final, Literal
 import msgspec
 from django.urls import NoReverseMatch, reverse
 
+from django_mcp.auth import can_use
+from django_mcp.conf import get_settings
+from django_mcp.dispatcher.extensions import served
+from django_mcp.protocol.extensions import STAGES
+from django_mcp.protocol.versions import LATEST
 from django_mcp.registry import Registry, registry
+from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
 from django_mcp.server.server import Server
+from django_mcp.server.tool_search import META_TOOLS
 from django_mcp.testing import McpTestClient
 
 __all__ = [
     "KINDS",
     "CatalogEntry",
+    "CatalogExtension",
     "Kind",
     "ServerCatalog",
     "build_catalog",
@@ -148,6 +156,19 @@ class CatalogEntry:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class CatalogExtension:
+    """An extension a server offers, as the admin pages show it."""
+
+    identifier: str
+    #: Its lifecycle stage (SEP-3392): "experimental", "beta", "stable" or "core".
+    stage: str
+    #: The ``revision`` the server declares ("" when none).
+    revision: str
+    #: False when its setting turns it off (``MCP_TASKS_EXTENSION``, ...).
+    served: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ServerCatalog:
     """A registered ``Server`` class with its mounts and compiled catalog."""
 
@@ -170,6 +191,8 @@ class ServerCatalog:
     capabilities: str = "{}"
     #: ``(ttlMs, cacheScope)`` the list results carry.
     list_cache: tuple[int, str] = (0, "private")
+    #: The extensions the server offers, with their lifecycle stage.
+    extensions: tuple[CatalogExtension, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -247,12 +270,34 @@ async def visible_keys(server: type[Server], user: Any) -> dict[str, frozenset[s
     templates = await client.list_resource_templates()
     prompts = await client.list_prompts()
     return {
-        "tool": frozenset(str(item.get("name")) for item in tools.items),
+        "tool": await _visible_tools(server, user, frozenset(str(item.get("name")) for item in tools.items)),
         "resource": frozenset(str(item.get("uri")) for item in resources.items),
         "template": frozenset(str(item.get("uriTemplate")) for item in templates.items),
         "prompt": frozenset(str(item.get("name")) for item in prompts.items),
         "skill": await _visible_skills(client),
     }
+
+
+async def _visible_tools(server: type[Server], user: Any, listed: frozenset[str]) -> frozenset[str]:
+    """Return the tools ``user`` may use: those listed, unless tool search cut the list.
+
+    Past its threshold ``tools/list`` lists the meta-tools in place of the
+    catalog; the permission check the dispatcher applies to each tool
+    (``auth.can_use``) then says which the user may use.
+    """
+    compiled = server.compiled()
+    if compiled.tool_search is None or not listed & META_TOOLS:
+        return listed
+    request = McpRequest(
+        method="tools/list",
+        params={},
+        meta={},
+        protocol_version=LATEST,
+        client_capabilities={},
+        user=user,
+        server=compiled,
+    )
+    return frozenset([name for name, entry in compiled.tools.items() if await can_use(entry, request)])
 
 
 async def _visible_skills(client: McpTestClient) -> frozenset[str]:
@@ -311,6 +356,20 @@ def _server_catalog(server: type[Server], mounts: tuple[tuple[str, str], ...]) -
         instructions=server.instructions or None,
         capabilities=_pretty(_wire(compiled.capabilities)) or "{}",
         list_cache=_list_cache(compiled),
+        extensions=_extensions(compiled),
+    )
+
+
+def _extensions(compiled: CompiledServer) -> tuple[CatalogExtension, ...]:
+    settings = get_settings()
+    return tuple(
+        CatalogExtension(
+            identifier=identifier,
+            stage=STAGES.get(identifier, "experimental"),
+            revision=str(declared.get("revision", "")) if isinstance(declared, dict) else "",
+            served=served(compiled, settings, identifier),
+        )
+        for identifier, declared in (compiled.capabilities.extensions or {}).items()
     )
 
 

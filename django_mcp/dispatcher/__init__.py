@@ -59,6 +59,7 @@ from django_mcp.conf import McpSettings, get_settings
 from django_mcp.dispatcher import (
     codec,
     completion,
+    extensions,
     lifecycle,
     prompts,
     resources,
@@ -96,6 +97,8 @@ from django_mcp.protocol._base import UNSET, UnsetType
 from django_mcp.protocol.definitions import ServerCapabilities
 from django_mcp.protocol.meta import META_SERVER_INFO
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequiredResult
+from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
+from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
 
@@ -230,6 +233,9 @@ class Method:
     handler: Handler | None
     #: True when the handler may answer ``InputRequiredResult`` (multi round-trip).
     asks_input: bool = False
+    #: The extension the method belongs to ("" = none): served only while
+    #: the server serves it (``extensions.served``).
+    extension: str = ""
 
 
 METHODS: Final[Mapping[str, Method]] = {
@@ -257,13 +263,19 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("completion/complete", "completions", BOTH, completion.complete),
         Method("subscriptions/listen", "", MODERN, None),
         # The io.modelcontextprotocol/tasks extension (SEP-2663), tasks.py.
-        Method("tasks/get", "extensions", MODERN, tasks.get_task),
-        Method("tasks/update", "extensions", MODERN, tasks.update_task),
-        Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task),
+        Method("tasks/get", "extensions", MODERN, tasks.get_task, extension=TASKS_EXTENSION),
+        Method("tasks/update", "extensions", MODERN, tasks.update_task, extension=TASKS_EXTENSION),
+        Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task, extension=TASKS_EXTENSION),
         # The io.modelcontextprotocol/skills extension (SEP-2640), skills.py.
-        Method("skills/list", "extensions", MODERN, skills.list_skills),
-        Method("skills/get", "extensions", MODERN, skills.get_skill),
-        Method("resources/directory/read", "extensions", MODERN, skills.read_directory),
+        Method("skills/list", "extensions", MODERN, skills.list_skills, extension=SKILLS_EXTENSION),
+        Method("skills/get", "extensions", MODERN, skills.get_skill, extension=SKILLS_EXTENSION),
+        Method(
+            "resources/directory/read",
+            "extensions",
+            MODERN,
+            skills.read_directory,
+            extension=SKILLS_EXTENSION,
+        ),
     )
 }
 """Every method this package serves: feature, eras, handler, input rounds."""
@@ -333,6 +345,8 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         if row.feature and getattr(self.compiled.capabilities, row.feature) is UNSET:
             raise MethodNotFound(f"Method not found: {method} ({row.feature} not offered)")
+        if row.extension and extensions.disabled(self.compiled, self.settings, row.extension):
+            raise MethodNotFound(f"Method not found: {method} ({row.extension} is turned off)")
         if row.handler is None and not (self.compiled.listens or tasks.offers_tasks(self.compiled)):
             raise MethodNotFound(f"Method not found: {method}")
         return row
@@ -352,6 +366,9 @@ class Dispatcher:
         While anything observes requests (``django_mcp.observability``), the
         request goes through its hook, which calls back with ``observed``.
         """
+        if self.compiled.tool_search is not None and not observed:
+            # call_tool is served and observed as the tools/call it wraps.
+            envelope = tools.unwrap_call_tool(self.compiled, envelope, ctx)
         if OBSERVATION.active and not observed:
             return await observe_request(self, envelope, ctx, emit)
         settings = self.settings
@@ -362,6 +379,8 @@ class Dispatcher:
             if row.handler is None:
                 raise MethodNotFound(f"Method not found: {envelope.method} is a stream")
             call = Call(self.compiled, settings, envelope, envelope.params, ctx, emit)
+            if row.extension:
+                extensions.check_client(call, row.extension)
             result = await row.handler(call)
             if isinstance(result, InputRequiredResult) and ctx.era == "legacy":
                 result = await ask_legacy_client(call, result, row.handler, self._retry)

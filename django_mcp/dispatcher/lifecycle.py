@@ -1,7 +1,8 @@
 """Lifecycle: ``server/discover``, ``ping``, ``initialize`` and ``logging/setLevel``.
 
 ``server/discover`` (2026-07-28) lists the supported revisions, the
-capabilities and the instructions; it needs no handshake before it. The
+capabilities (the extensions served, ``extensions.advertised``) and the
+instructions; it needs no handshake before it. The
 2025-11-25 lifecycle starts with ``initialize``: the server answers the
 requested revision when it serves it (else its newest legacy one), the
 capabilities without 2026-07-28 extensions, its info and instructions, and
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django_mcp.dispatcher.context import Call
+from django_mcp.dispatcher.extensions import advertised
 from django_mcp.dispatcher.sessions import stored_size
 from django_mcp.exceptions import InvalidParams, MethodNotFound
 from django_mcp.protocol._base import UNSET
@@ -31,7 +33,7 @@ async def discover(call: Call) -> DiscoverResult:
     compiled = call.compiled
     return DiscoverResult(
         supported_versions=SUPPORTED_VERSIONS,
-        capabilities=compiled.capabilities,
+        capabilities=advertised(compiled, call.settings),
         instructions=compiled.server.instructions or UNSET,
     )
 

@@ -75,6 +75,7 @@ from django_mcp._callers import caller_principal, user_identity
 from django_mcp.dispatcher import task_store
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import finish_input_required
+from django_mcp.dispatcher.extensions import served
 from django_mcp.dispatcher.invoke import invoke, report_failure
 from django_mcp.dispatcher.task_quota import check_quota
 from django_mcp.exceptions import InvalidParams, McpError, MethodNotFound, MissingClientCapability
@@ -82,6 +83,7 @@ from django_mcp.observability._hooks import task_status_changed
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
+from django_mcp.protocol.extensions import client_revision
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequest, InputRequiredResult
 from django_mcp.protocol.tasks import EXTENSION, TERMINAL_STATUSES, CreateTaskResult, GetTaskResult
 from django_mcp.ratelimit import identity_of
@@ -119,9 +121,12 @@ _NOT_FOUND = "Failed to retrieve task: Task not found"
 
 
 def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
-    """Return True when client ``capabilities`` declare the tasks extension."""
-    extensions = capabilities.get("extensions")
-    return isinstance(extensions, Mapping) and isinstance(extensions.get(EXTENSION), Mapping)
+    """Return True when client ``capabilities`` declare the tasks extension in a known revision.
+
+    A ``revision`` this package does not implement leaves the extension
+    disabled (SEP-3392 "Identifiers and compatibility"), as if undeclared.
+    """
+    return client_revision(capabilities, EXTENSION) is not None
 
 
 def offers_tasks(compiled: CompiledServer) -> bool:
@@ -148,6 +153,8 @@ async def start_if_task(
     """
     request = call.request
     if request.task is not None:  # the task's own run
+        return None
+    if not served(call.compiled, call.settings, EXTENSION):  # MCP_TASKS_EXTENSION = False
         return None
     if call.ctx.era == "legacy":
         if entry.task == "required":

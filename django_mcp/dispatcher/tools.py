@@ -37,6 +37,14 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
    ``isError`` "Tool execution failed", never with its text; ``McpError``
    passes through as a JSON-RPC error.
 
+With tool search (``Server.tool_search``, ``django_mcp.server.tool_search``)
+a caller who may use more than its threshold of tools is listed only the
+``always`` tools and the two meta-tools (``listed_tools``), and a valid
+``call_tool`` request becomes, before anything serves or observes it, the
+``tools/call`` of the tool it names (``unwrap_call_tool``, called at the
+top of ``Dispatcher.respond``): every step above then applies to that tool
+as to a direct call.
+
 The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
 shaping) is the dispatcher kernel's (``_finish`` in ``__init__.py``).
 """
@@ -50,8 +58,9 @@ from typing import Any, cast
 
 import msgspec
 
-from django_mcp.auth import find_usable
-from django_mcp.dispatcher.context import Call
+from django_mcp.auth import can_use, find_usable
+from django_mcp.dispatcher.codec import Envelope
+from django_mcp.dispatcher.context import Call, CallContext
 from django_mcp.dispatcher.continuation import attach_inputs, check_input_requests, finish_input_required
 from django_mcp.dispatcher.idempotency import hold, key_of, settle
 from django_mcp.dispatcher.invoke import invoke, report_failure
@@ -69,6 +78,7 @@ from django_mcp.response import McpResponse, merge_meta
 from django_mcp.schemas import Schema, schema_error, validate
 from django_mcp.server._json_schema_errors import json_schema_error
 from django_mcp.server.compiler import CompiledServer, CompiledTool
+from django_mcp.server.tool_search import CALL_TOOL, CallToolInput, ToolCatalog
 
 __all__ = [
     "Admitted",
@@ -76,10 +86,12 @@ __all__ = [
     "admit",
     "call_tool",
     "list_tools",
+    "listed_tools",
     "payload_for",
     "run",
     "tool_error",
     "tool_result",
+    "unwrap_call_tool",
     "visible_tool",
 ]
 
@@ -95,7 +107,11 @@ StartTask = Callable[
 
 async def list_tools(call: Call) -> ListToolsResult:
     """Return one page of the tools this caller may use."""
-    entries, cursor = await page(call, tuple(call.compiled.tools.values()))
+    listed = tuple(call.compiled.tools.values())
+    search = call.compiled.tool_search
+    if search is not None:
+        listed = await listed_tools(call, search, listed)
+    entries, cursor = await page(call, listed)
     if call.ctx.era == "legacy":
         legacy = call.compiled.legacy_tools
         tools = encoded_items(call, entries, lambda entry: legacy[entry.name])
@@ -132,6 +148,54 @@ async def call_tool(
             # A successful direct result is stored with the key; a tool
             # error, a task, a question or an exception frees it.
             await settle(held, answered)
+
+
+async def listed_tools(
+    call: Call, search: ToolCatalog, entries: tuple[CompiledTool, ...]
+) -> tuple[CompiledTool, ...]:
+    """Return what ``tools/list`` pages for a server with tool search.
+
+    Every tool while the caller may use at most ``threshold``; above it,
+    the ``always`` tools and the two meta-tools. Counting stops at the
+    first tool over the threshold.
+    """
+    threshold = search.threshold
+    if len(entries) <= threshold:
+        return entries
+    if call.compiled.caller_dependent:
+        usable = 0
+        for entry in entries:
+            if await can_use(entry, call.request):
+                usable += 1
+                if usable > threshold:
+                    break
+        else:
+            return entries
+    return (*search.always, *search.meta.values())
+
+
+def unwrap_call_tool(compiled: CompiledServer, envelope: Envelope, ctx: CallContext) -> Envelope:
+    """Return a ``call_tool`` request as the ``tools/call`` of the tool it names.
+
+    Anything else, and a ``call_tool`` whose arguments do not fit its input
+    (answered by the meta-tool itself, with the usual field errors), is
+    returned as it is. The request keeps its ``_meta`` (progress token,
+    idempotency key) and its input responses. The transport's check of
+    ``Mcp-Param-*`` headers is dropped: the headers a client sent mirror
+    ``call_tool``'s arguments, which declare none.
+    """
+    params = envelope.params
+    if envelope.method != "tools/call" or params.get("name") != CALL_TOOL or compiled.tool_search is None:
+        return envelope
+    try:
+        wanted = msgspec.convert(params.get("arguments") or {}, CallToolInput, strict=True)
+    except msgspec.ValidationError:
+        return envelope
+    if wanted.name == CALL_TOOL:
+        return envelope
+    ctx.check_call = None
+    inner = {**params, "name": wanted.name, "arguments": wanted.arguments}
+    return dataclasses.replace(envelope, params=inner)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from django_mcp.protocol.definitions import (
     ToolAnnotationsDefinition,
     ToolDefinition,
 )
+from django_mcp.protocol.extensions import revision_of
 from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.response import ContentAnnotations, check_meta_keys
@@ -63,6 +64,7 @@ from django_mcp.server.skills import (
     compile_skills,
 )
 from django_mcp.server.templates import TemplateError, UriTemplate
+from django_mcp.server.tool_search import META_TOOLS, CallToolTool, SearchToolsTool, ToolCatalog, ToolSearch
 
 #: A ``Server`` subclass (declarations are compiled here, never imported).
 ServerClass = type[Any]
@@ -212,12 +214,15 @@ class CompiledServer:
     #: Per tool: its definition as 2025-11-25 clients see it.
     legacy_tools: Mapping[str, ToolDefinition]
     #: The tools any caller may use (no permissions, no ``authorize()``):
-    #: finding one needs no permission lookup.
+    #: finding one needs no permission lookup. With tool search, the two
+    #: meta-tools are among them (and in ``legacy_tools``), not in ``tools``.
     open_tools: Mapping[str, CompiledTool]
     #: Every request needs an authenticated caller (``Server.login_required``).
     login_required: bool
     #: The skills it serves (the io.modelcontextprotocol/skills extension).
     skills: SkillCatalog = EMPTY_CATALOG
+    #: The catalog ``search_tools`` searches (``Server.tool_search``), else None.
+    tool_search: ToolCatalog | None = None
     #: Encoded list pages and cursors, filled as requests need them.
     served_once: ServedOnce = dataclasses.field(default_factory=ServedOnce, compare=False, repr=False)
 
@@ -323,6 +328,8 @@ def _compile(declared: Any) -> CompiledServer:
         icons=_icons(server, label),
     )
     capabilities = _capabilities(server, tools, resources, templates, prompts, skills)
+    search = _tool_search(server, tools, label)
+    meta_tools = search.meta if search is not None else {}
     return CompiledServer(
         server=server,
         info=info,
@@ -344,12 +351,54 @@ def _compile(declared: Any) -> CompiledServer:
                 if (params := header_params(t.definition.input_schema))
             }
         ),
-        legacy_tools=MappingProxyType({name: legacy_definition(t.definition) for name, t in tools.items()}),
+        legacy_tools=MappingProxyType(
+            {name: legacy_definition(t.definition) for name, t in (*tools.items(), *meta_tools.items())}
+        ),
         open_tools=MappingProxyType(
-            {name: t for name, t in tools.items() if not (t.permissions or t.has_authorize)}
+            {
+                **{name: t for name, t in tools.items() if not (t.permissions or t.has_authorize)},
+                **meta_tools,
+            }
         ),
         login_required=bool(getattr(server, "login_required", False)),
         skills=skills,
+        tool_search=search,
+    )
+
+
+def _tool_search(server: Any, tools: Mapping[str, CompiledTool], label: str) -> ToolCatalog | None:
+    """Return the catalog ``server.tool_search`` asks for, with its meta-tools, else None."""
+    declared = getattr(server, "tool_search", None)
+    if declared is None:
+        return None
+    if not isinstance(declared, ToolSearch):
+        raise ImproperlyConfigured(f"{label}.tool_search must be a ToolSearch or None, got {declared!r}")
+    threshold = declared.threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
+        raise ImproperlyConfigured(
+            f"{label}.tool_search threshold must be a non-negative int, got {threshold!r}"
+        )
+    always = declared.always
+    if isinstance(always, str) or not all(isinstance(name, str) for name in always):
+        raise ImproperlyConfigured(
+            f"{label}.tool_search always must be a tuple of tool names, got {always!r}"
+        )
+    for name in always:
+        if name not in tools:
+            raise ImproperlyConfigured(
+                f"{label}.tool_search always names {name!r}, which is not one of its tools"
+            )
+    for name in sorted(META_TOOLS & tools.keys()):
+        raise ImproperlyConfigured(
+            f"{label}: tool {_qual(tools[name].component)} is named {name!r}, which tool search "
+            "keeps for its meta-tool: rename it or drop tool_search"
+        )
+    meta = {tool.name: tool for tool in (_compile_tool(SearchToolsTool), _compile_tool(CallToolTool))}
+    return ToolCatalog(
+        threshold=threshold,
+        always=(tools[name] for name in dict.fromkeys(always)),
+        entries=tools.values(),
+        meta=MappingProxyType(meta),
     )
 
 
@@ -371,10 +420,12 @@ def _capabilities(
     if server.subscribe:
         resource_capability["subscribe"] = True
     extensions: dict[str, Any] = {}
+    # Beta extensions declare the revision of the text implemented
+    # (SEP-3392 "Identifiers and compatibility").
     if any(t.task for t in tools.values()):
-        extensions[TASKS_EXTENSION] = {}
+        extensions[TASKS_EXTENSION] = {"revision": revision_of(TASKS_EXTENSION)}
     if skills.skills:
-        extensions[SKILLS_EXTENSION] = skills.settings
+        extensions[SKILLS_EXTENSION] = {**skills.settings, "revision": revision_of(SKILLS_EXTENSION)}
     return ServerCapabilities(
         tools=dict(changed) if tools else UNSET,
         resources=resource_capability if (resources or templates or skills.skills) else UNSET,

@@ -15,6 +15,7 @@ from django_mcp.registry import registry
 from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
 from django_mcp.server.skills import Skill
+from django_mcp.server.tool_search import ToolSearch
 
 __all__ = ["Server"]
 
@@ -50,6 +51,9 @@ class Server:
     list_changed: ClassVar[bool] = True
     #: Advertise ``resources.subscribe`` (change notifications per URI).
     subscribe: ClassVar[bool] = True
+    #: List a large catalog as ``search_tools`` and ``call_tool`` (None: list
+    #: every tool; see ``django_mcp.server.tool_search``).
+    tool_search: ClassVar[ToolSearch | None] = None
 
     # What the compiler and the registry recognise a Server subclass by:
     # they serve declarations without importing them.

@@ -219,7 +219,7 @@ async def test_discover_advertises_the_extension_when_a_tool_supports_tasks() ->
     with_tasks = await call(TaskServer, "server/discover")
     without = await call(NoTaskServer, "server/discover")
 
-    assert with_tasks["result"]["capabilities"]["extensions"] == {EXTENSION: {}}
+    assert with_tasks["result"]["capabilities"]["extensions"] == {EXTENSION: {"revision": "1"}}
     assert "extensions" not in without["result"]["capabilities"]
     assert TaskServer.compiled().legacy_capabilities.extensions is msgspec.UNSET
 

@@ -567,7 +567,7 @@ def test_task_support_is_compiled_and_advertised_as_the_extension() -> None:
     entry = compiled.tools["report"]
     assert entry.task == "optional"
     assert (entry.prepare.name, entry.use_task.name) == ("prepare", "use_task")  # type: ignore[union-attr]
-    assert compiled.capabilities.extensions == {"io.modelcontextprotocol/tasks": {}}
+    assert compiled.capabilities.extensions == {"io.modelcontextprotocol/tasks": {"revision": "1"}}
     assert compiled.legacy_capabilities.extensions is UNSET
     assert "execution" not in msgspec.json.decode(msgspec.json.encode(entry.definition))
 

@@ -210,9 +210,9 @@ def test_skills_declare_the_extension_and_the_resources_capability(skills_dir: P
     without = compile_server(server_with(("alone",), skills_directory_read=False))
 
     assert with_directories.capabilities.extensions == {
-        "io.modelcontextprotocol/skills": {"directoryRead": True}
+        "io.modelcontextprotocol/skills": {"directoryRead": True, "revision": "1"}
     }
-    assert without.capabilities.extensions == {"io.modelcontextprotocol/skills": {}}
+    assert without.capabilities.extensions == {"io.modelcontextprotocol/skills": {"revision": "1"}}
     assert with_directories.capabilities.resources == {"listChanged": True, "subscribe": True}
     assert with_directories.legacy_capabilities.extensions is msgspec_unset()
     assert with_directories.listens
