@@ -63,6 +63,8 @@ Servers (``check_servers``):
   prefix MCP extensions reserve
 - ``W014`` ``AdminSiteTools()`` left out a ModelAdmin whose tools it could
   not build (its forms fail, or its primary key is a secret)
+- ``E039`` an MCP App's template (``AppResource.template_name``) is missing
+  or does not compile
 
 Deployment (``manage.py check --deploy``):
 
@@ -94,12 +96,15 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.checks import Warning as CheckWarning
 from django.core.exceptions import ImproperlyConfigured
+from django.template import TemplateDoesNotExist, TemplateSyntaxError
+from django.template.loader import get_template
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, get_setting
 from django_mcp.exceptions import SkillError
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
+from django_mcp.ui.resource import is_app
 
 __all__ = ["MIN_LEASE_TIMEOUT", "check_admin_site_tools", "check_deploy", "check_servers", "check_settings"]
 
@@ -649,6 +654,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                 task_servers.append(where)
             messages += _check_contrib_apps(where, compiled)
             messages += _check_skills(where, compiled)
+            messages += _check_apps(where, compiled)
     messages += _check_tasks(task_servers)
     return messages
 
@@ -709,6 +715,39 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
                     id="django_mcp.E026",
                 )
             )
+    return messages
+
+
+def _check_apps(where: str, compiled: Any) -> list[CheckMessage]:
+    """Report each MCP App whose template is missing or does not compile.
+
+    The template is loaded, not rendered: ``get_context_data()`` may need a
+    database that checks must not touch.
+    """
+    messages: list[CheckMessage] = []
+    entries = (*compiled.resources.values(), *compiled.unlisted_apps.values())
+    for entry in entries:
+        if not is_app(entry.component):
+            continue
+        name = entry.component.template_name
+        try:
+            get_template(str(name))  # the compiler refuses a missing one
+        except TemplateDoesNotExist:
+            problem = "does not exist"
+        except TemplateSyntaxError as exc:
+            problem = f"does not compile ({exc})"
+        else:
+            continue
+        messages.append(
+            Error(
+                f"{where}: App {entry.definition.uri} ({entry.component.__module__}."
+                f"{entry.component.__qualname__}) renders template {name!r}, which {problem}.",
+                hint="Create the template in an app's templates/ folder (or a TEMPLATES DIRS folder), "
+                "or fix template_name; `manage.py startmcpapp` writes one to start from.",
+                obj=entry.component,
+                id="django_mcp.E039",
+            )
+        )
     return messages
 
 

@@ -36,9 +36,11 @@ def test_every_exported_name_is_documented() -> None:
 
 def test_the_documented_import_paths_work() -> None:
     from django_mcp import (  # noqa: F401
+        AppResource,
         CacheHint,
         Completion,
         ContentAnnotations,
+        Csp,
         Icon,
         McpRequest,
         McpResponse,
@@ -462,6 +464,15 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "TaskStatus",
         "TaskStatusNotificationParams",
     ],
+    "django_mcp.protocol.ui": [
+        "EXTENSION",
+        "META_KEY",
+        "MIME_TYPE",
+        "PERMISSIONS",
+        "SETTINGS",
+        "VISIBILITIES",
+        "declares_apps",
+    ],
     "django_mcp.protocol.versions": [
         "LATEST",
         "LEGACY_VERSIONS",
@@ -579,6 +590,9 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "run_stdio",
         "serve_stdio",
     ],
+    "django_mcp.ui": ["AppResource", "Csp"],
+    "django_mcp.ui.linking": ["linked_app", "tool_ui_meta"],
+    "django_mcp.ui.resource": ["APP_CACHE", "AppResource", "Csp", "app_uri", "is_app", "resource_ui_meta"],
     "django_mcp.urls": ["urlpatterns"],
     "django_mcp.views": ["bad_request"],
     "django_mcp.wellknown": [
