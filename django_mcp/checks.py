@@ -66,6 +66,11 @@ Servers (``check_servers``):
 - ``E039`` an MCP App's template (``AppResource.template_name``) is missing
   or does not compile
 
+MCP Apps (``check_app_origins``):
+
+- ``W015`` an App's template loads from an external origin its ``csp`` does
+  not declare (the host's Content Security Policy will block it)
+
 Deployment (``manage.py check --deploy``):
 
 - ``W001`` ``MCP_ALLOWED_ORIGINS`` is empty while ``ALLOWED_HOSTS`` names a
@@ -104,9 +109,17 @@ from django_mcp.conf import DEFAULTS, get_setting
 from django_mcp.exceptions import SkillError
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
+from django_mcp.ui.origins import undeclared_origins
 from django_mcp.ui.resource import is_app
 
-__all__ = ["MIN_LEASE_TIMEOUT", "check_admin_site_tools", "check_deploy", "check_servers", "check_settings"]
+__all__ = [
+    "MIN_LEASE_TIMEOUT",
+    "check_admin_site_tools",
+    "check_app_origins",
+    "check_deploy",
+    "check_servers",
+    "check_settings",
+]
 
 MIN_LEASE_TIMEOUT = 5
 """Seconds under which ``MCP_TASK_LEASE_TIMEOUT`` is warned about (``W012``)."""
@@ -675,6 +688,40 @@ def check_admin_site_tools(app_configs: Sequence[Any] | None = None, **kwargs: A
             id="django_mcp.W014",
         )
         for skipped in site_tools.skipped_admins()
+    ]
+
+
+@register("django_mcp")
+def check_app_origins(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Warn about each external origin an App's templates load from undeclared.
+
+    Hosts build the page's Content Security Policy from its ``_meta.ui.csp``
+    and allow nothing else (SEP-1865), so such a script, style, image or
+    connection fails in every host.
+    """
+    from django_mcp.registry import registry
+    from django_mcp.server.compiler import compile_server
+
+    app_classes: dict[type[Any], None] = {}
+    for server in {*registry.web_servers().values(), *registry.local_servers().values()}:
+        try:
+            compiled = compile_server(server)
+        except (ImproperlyConfigured, SkillError):  # E015 and the skill checks report it
+            continue
+        for resource in (*compiled.resources.values(), *compiled.unlisted_apps.values()):
+            if is_app(resource.component):
+                app_classes.setdefault(resource.component, None)
+    return [
+        CheckWarning(
+            f"The MCP App {app.__module__}.{app.__qualname__} loads from {found.origin} "
+            f"({found.source}), which its csp does not declare: hosts block it.",
+            hint=f"Add {found.origin!r} to the App's Csp({found.field}=...), or inline the file "
+            "with {% mcp_inline_static %}.",
+            obj=app,
+            id="django_mcp.W015",
+        )
+        for app in app_classes
+        for found in undeclared_origins(app)
     ]
 
 

@@ -19,8 +19,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
-from django_mcp import McpResponse, Resource, Server, Tool
-from django_mcp.checks import check_deploy, check_servers, check_settings
+from django_mcp import AppResource, Csp, McpResponse, Resource, Server, Tool
+from django_mcp.checks import check_app_origins, check_deploy, check_servers, check_settings
 from django_mcp.events.base import EventBackend
 from django_mcp.events.memory import MemoryEventBackend
 from django_mcp.registry import registry
@@ -1450,4 +1450,53 @@ def test_reserved_metadata_keys_are_w010(servers: None, settings: Any, tmp_path:
             obj=server,
             id="django_mcp.W010",
         )
+    ]
+
+
+# ------------------------------------------------------------- MCP Apps
+
+
+def test_an_app_loading_from_an_undeclared_origin_is_w015(settings: Any, tmp_path: Any) -> None:
+    (tmp_path / "board.html").write_text(
+        '<script src="https://cdn.example.com/chart.js"></script><img src="https://img.example.com/a.png">'
+        '<script>fetch("https://api.example.com/orders")</script>',
+        encoding="utf-8",
+    )
+    settings.TEMPLATES = [{"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [tmp_path]}]
+
+    class BoardApp(AppResource):
+        name = "board"
+        template_name = "board.html"
+        csp = Csp(resource_domains=("https://img.example.com",))
+
+    class BoardTool(Tool):
+        name = "board"
+        app = BoardApp
+
+        def handle(self) -> McpResponse:
+            return McpResponse.text("board")
+
+    class BoardServer(Server):
+        name = "boards"
+        tools = [BoardTool]
+
+    registry._registry["web"]["boards"] = BoardServer
+
+    assert check_app_origins() == [
+        Warning(
+            f"The MCP App {HERE}.{BoardApp.__qualname__} loads from https://cdn.example.com (board.html), "
+            "which its csp does not declare: hosts block it.",
+            hint="Add 'https://cdn.example.com' to the App's Csp(resource_domains=...), or inline the file "
+            "with {% mcp_inline_static %}.",
+            obj=BoardApp,
+            id="django_mcp.W015",
+        ),
+        Warning(
+            f"The MCP App {HERE}.{BoardApp.__qualname__} loads from https://api.example.com (board.html), "
+            "which its csp does not declare: hosts block it.",
+            hint="Add 'https://api.example.com' to the App's Csp(connect_domains=...), or inline the file "
+            "with {% mcp_inline_static %}.",
+            obj=BoardApp,
+            id="django_mcp.W015",
+        ),
     ]
