@@ -26,7 +26,7 @@ from django_mcp.server.primitives import (
 )
 from django_mcp.server.server import Server
 from django_mcp.server.skills import Skill
-from django_mcp.ui import AppResource, Csp
+from django_mcp.ui.resource import AppResource, Csp
 
 __all__ = [
     "AppResource",

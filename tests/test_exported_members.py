@@ -590,7 +590,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "run_stdio",
         "serve_stdio",
     ],
-    "django_mcp.ui": ["AppResource", "Csp"],
+    "django_mcp.ui": [],
     "django_mcp.ui.linking": ["linked_app", "tool_ui_meta"],
     "django_mcp.ui.resource": ["APP_CACHE", "AppResource", "Csp", "app_uri", "is_app", "resource_ui_meta"],
     "django_mcp.urls": ["urlpatterns"],

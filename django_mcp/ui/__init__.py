@@ -1,12 +1,9 @@
 """MCP Apps (``io.modelcontextprotocol/ui``): pages a host shows beside tool results.
 
-``AppResource`` declares an App's page (a Django template), ``Csp`` the
-origins it may reach; a tool links its App with ``app = MyApp``
-(``linking``). See ``docs/apps.md``.
+``resource`` declares an App's page (``AppResource``, a Django template) and
+the origins it may reach (``Csp``); ``linking`` is a tool's link to its App
+(``app = MyApp``). Both are exported from ``django_mcp``. See
+``docs/apps.md``.
 """
 
-from __future__ import annotations
-
-from django_mcp.ui.resource import AppResource, Csp
-
-__all__ = ["AppResource", "Csp"]
+__all__: list[str] = []

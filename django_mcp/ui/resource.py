@@ -126,7 +126,9 @@ class AppResource(Resource):
     def render(self) -> str:
         """Return the rendered HTML document."""
         assert self.template_name is not None  # the compiler refuses a missing one
-        return render_to_string(self.template_name, self.get_context_data())
+        rendered = render_to_string(self.template_name, self.get_context_data())
+        # A plain str: the wire encoder takes no str subclass (SafeString).
+        return str.__str__(rendered)
 
     def handle(self) -> McpResponse:
         """Return the rendered page, its content carrying ``_meta.ui``."""
