@@ -351,6 +351,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.management.commands.mcp_prune_idempotency_keys": ["Command"],
     "django_mcp.management.commands.mcp_prune_tasks": ["Command"],
     "django_mcp.management.commands.mcp_stdio": ["Command"],
+    "django_mcp.management.commands.startmcpapp": ["Command"],
     "django_mcp.migrations": [],
     "django_mcp.migrations.0001_initial": ["Migration"],
     "django_mcp.migrations.0002_mcptask": ["Migration"],
@@ -593,6 +594,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.ui": [],
     "django_mcp.ui.linking": ["linked_app", "tool_ui_meta"],
     "django_mcp.ui.resource": ["APP_CACHE", "AppResource", "Csp", "app_uri", "is_app", "resource_ui_meta"],
+    "django_mcp.ui.scaffold": ["Scaffold", "ScaffoldError", "plan", "write"],
     "django_mcp.urls": ["urlpatterns"],
     "django_mcp.views": ["bad_request"],
     "django_mcp.wellknown": [
