@@ -145,7 +145,8 @@ def app_uri(component: type[AppResource], server_name: str, name: str) -> str:
 
     Raises:
         ImproperlyConfigured: the URI is not a ``ui://`` URI (SEP-1865
-            "Content Requirements": MUST), or the App declares a template.
+            "Content Requirements": MUST), or the App has a
+            ``uri_template`` or no ``template_name``.
     """
     label = f"{component.__module__}.{component.__qualname__}"
     if component.uri_template is not None:

@@ -229,3 +229,24 @@ def test_the_default_context_holds_the_app(templates: Any) -> None:
 
     assert OrdersApp().render() == "orders.html"
     assert type(OrdersApp().render()) is str
+
+
+def test_a_listed_app_carries_its_ui_meta_in_resources_list() -> None:
+    class OrdersApp(AppResource):
+        """Open orders."""
+
+        template_name = "orders.html"
+        csp = Csp(resource_domains=("https://cdn.example.com",))
+
+    client = McpTestClient(_server(OrdersApp), client_capabilities=APPS)
+    listed = asyncio.run(client.list_resources()).items
+
+    assert listed == [
+        {
+            "uri": "ui://shop/orders",
+            "name": "orders",
+            "description": "Open orders.",
+            "mimeType": "text/html;profile=mcp-app",
+            "_meta": {"ui": {"csp": {"resourceDomains": ["https://cdn.example.com"]}}},
+        }
+    ]
