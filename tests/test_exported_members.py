@@ -92,6 +92,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.checks": [
         "MIN_LEASE_TIMEOUT",
         "check_admin_site_tools",
+        "check_app_origins",
         "check_deploy",
         "check_servers",
         "check_settings",
@@ -572,6 +573,14 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "task_backend",
         "task_decorator",
     ],
+    "django_mcp.templatetags": [],
+    "django_mcp.templatetags.mcp_apps": [
+        "BRIDGE_PATH",
+        "bridge_source",
+        "mcp_app_bridge",
+        "mcp_inline_static",
+        "register",
+    ],
     "django_mcp.testing": [
         "CompletionResult",
         "ListResult",
@@ -593,6 +602,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     ],
     "django_mcp.ui": [],
     "django_mcp.ui.linking": ["linked_app", "tool_ui_meta"],
+    "django_mcp.ui.origins": ["Reference", "undeclared_origins"],
     "django_mcp.ui.resource": ["APP_CACHE", "AppResource", "Csp", "app_uri", "is_app", "resource_ui_meta"],
     "django_mcp.ui.scaffold": ["Scaffold", "ScaffoldError", "plan", "write"],
     "django_mcp.urls": ["urlpatterns"],
