@@ -349,7 +349,10 @@ def _compile(declared: Any) -> CompiledServer:
         icons=_icons(server, label),
     )
     capabilities = _capabilities(server, tools, {**resources, **unlisted_apps}, templates, prompts, skills)
-    legacy_extensions = {UI_EXTENSION: UI_SETTINGS} if app_uris else UNSET
+    # MCP Apps is specified against 2025-11-25 ``initialize`` too; the other
+    # extensions exist only for 2026-07-28.
+    declared = capabilities.extensions or {}
+    legacy_extensions = {UI_EXTENSION: declared[UI_EXTENSION]} if UI_EXTENSION in declared else UNSET
     return CompiledServer(
         server=server,
         info=info,
