@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp import AppResource, McpResponse, Resource, Server, Tool
+from django_mcp.protocol._base import UNSET
 from django_mcp.server.compiler import compile_server
 
 UI = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
@@ -56,8 +57,7 @@ def test_a_linked_tool_publishes_the_app_uri_and_its_visibility() -> None:
         "ui": {"resourceUri": "ui://shop/orders", "visibility": ["app"]}
     }
     assert compiled.legacy_tools["orders"].meta == compiled.tools["orders"].definition.meta
-    assert compiled.tools["plain"].definition.meta is not None
-    assert "ui" not in (compiled.tools["plain"].definition.meta or {})
+    assert compiled.tools["plain"].definition.meta is UNSET
 
 
 def test_an_app_only_tools_link_is_served_unlisted_and_declares_the_extension() -> None:
