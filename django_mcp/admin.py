@@ -486,7 +486,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         server, _entry, uri = self._app_tool(request, object_id)
         page = async_to_sync(app_host.read_app)(server, request.user, uri)
         if page.problem:
-            response = HttpResponse(page.problem, status=502, content_type="text/plain; charset=utf-8")
+            response = HttpResponse(page.problem, status=404, content_type="text/plain; charset=utf-8")
             response["Content-Security-Policy"] = "default-src 'none'"
         else:
             response = HttpResponse(page.html, content_type="text/html; charset=utf-8")

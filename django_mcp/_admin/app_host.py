@@ -7,7 +7,8 @@ to the admin's cookies or DOM). The page is read server-side with
 ``resources/read`` as the signed-in user (``read_app``) and served by the
 admin with a Content Security Policy built from the content's
 ``_meta.ui.csp`` (``content_security_policy``: the specification's
-construction, its restrictive default when nothing is declared).
+construction, its restrictive default when nothing is declared, without
+``'self'``, which here would be the admin's origin).
 
 The browser side (``static/django_mcp/admin/app_host.js``) answers the
 App's ``ui/initialize``, sends the tool input and result once the App says
@@ -49,6 +50,8 @@ APP_PROTOCOL_VERSION: Final = "2026-01-26"
 
 CLIENT_CAPABILITIES: Final[Mapping[str, Any]] = {"extensions": {EXTENSION: dict(SETTINGS)}}
 """What relayed requests declare: a client rendering Apps."""
+
+_NONE: Final = "'none'"
 
 RELAYED: Final = ("tools/call", "resources/read")
 """The MCP methods an App may send through the host (SEP-1865 "Standard MCP Messages")."""
@@ -115,17 +118,21 @@ def content_security_policy(ui: Mapping[str, Any]) -> str:
     connect = " ".join(origins("connectDomains"))
     frames = " ".join(origins("frameDomains"))
     bases = " ".join(origins("baseUriDomains"))
+    # The specification's construction, with one restriction (hosts MAY
+    # restrict further): no 'self'. Served by the admin, 'self' would be the
+    # admin's own origin, which no real host's sandbox shares; the page
+    # should not count on it here either.
     directives = [
         "default-src 'none'",
-        f"script-src 'self' 'unsafe-inline' {resources}",
-        f"style-src 'self' 'unsafe-inline' {resources}",
-        f"img-src 'self' data: {resources}",
-        f"font-src 'self' {resources}",
-        f"media-src 'self' data: {resources}",
-        f"connect-src {connect or chr(39) + 'none' + chr(39)}",
-        f"frame-src {frames or chr(39) + 'none' + chr(39)}",
+        f"script-src 'unsafe-inline' {resources}",
+        f"style-src 'unsafe-inline' {resources}",
+        f"img-src data: {resources}",
+        f"font-src {resources or _NONE}",
+        f"media-src data: {resources}",
+        f"connect-src {connect or _NONE}",
+        f"frame-src {frames or _NONE}",
         "object-src 'none'",
-        f"base-uri {bases or chr(39) + 'self' + chr(39)}",
+        f"base-uri {bases or _NONE}",
         "form-action 'none'",
     ]
     return "; ".join(" ".join(d.split()) for d in directives)

@@ -157,13 +157,13 @@ def test_the_app_page_is_served_under_the_csp_its_meta_declares() -> None:
     assert response.content.decode() == PAGE
     assert response["Content-Security-Policy"] == (
         "default-src 'none'; "
-        "script-src 'self' 'unsafe-inline' https://cdn.example.com; "
-        "style-src 'self' 'unsafe-inline' https://cdn.example.com; "
-        "img-src 'self' data: https://cdn.example.com; "
-        "font-src 'self' https://cdn.example.com; "
-        "media-src 'self' data: https://cdn.example.com; "
+        "script-src 'unsafe-inline' https://cdn.example.com; "
+        "style-src 'unsafe-inline' https://cdn.example.com; "
+        "img-src data: https://cdn.example.com; "
+        "font-src https://cdn.example.com; "
+        "media-src data: https://cdn.example.com; "
         "connect-src https://api.example.com; "
-        "frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'"
+        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
     )
     assert response["X-Frame-Options"] == "SAMEORIGIN"
 
@@ -179,17 +179,17 @@ def test_a_tool_without_an_app_has_no_app_page_or_relay() -> None:
     assert client.post(_url("app-relay", "plain"), "{}", content_type="application/json").status_code == 404
 
 
-def test_the_default_csp_is_the_specifications_and_declarations_cannot_add_directives() -> None:
+def test_the_default_csp_is_the_specifications_without_self_and_declarations_cannot_add_directives() -> None:
     injected = {
         "csp": {"resourceDomains": ["https://ok.example.com", "'unsafe-eval'", "https://x; script-src *"]}
     }
 
     assert content_security_policy({}) == (
-        "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; font-src 'self'; media-src 'self' data:; connect-src 'none'; "
-        "frame-src 'none'; object-src 'none'; base-uri 'self'; form-action 'none'"
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        "img-src data:; font-src 'none'; media-src data:; connect-src 'none'; "
+        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    assert "script-src 'self' 'unsafe-inline' https://ok.example.com;" in content_security_policy(injected)
+    assert "script-src 'unsafe-inline' https://ok.example.com;" in content_security_policy(injected)
     assert "unsafe-eval" not in content_security_policy(injected)
     assert "*" not in content_security_policy(injected)
 

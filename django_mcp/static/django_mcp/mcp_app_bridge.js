@@ -142,8 +142,11 @@
     let queued = false;
     const send = () => {
       queued = false;
+      // The root element's box, not its scroll size: scrollHeight is never
+      // below the frame's own height, so a page could never shrink it.
       const root = document.documentElement;
-      const size = {width: Math.ceil(root.scrollWidth), height: Math.ceil(root.scrollHeight)};
+      const box = root.getBoundingClientRect();
+      const size = {width: Math.ceil(Math.max(box.width, root.scrollWidth)), height: Math.ceil(box.height)};
       const key = `${size.width}x${size.height}`;
       if (key !== sent) {
         sent = key;
