@@ -24,7 +24,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import path
 
-from django_mcp import AppResource, Csp, McpResponse, Server, Tool
+from django_mcp import AppResource, Csp, McpRequest, McpResponse, Server, Tool
 from django_mcp._admin.app_host import content_security_policy
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR
 from django_mcp.registry import registry
@@ -100,9 +100,27 @@ class PlainTool(Tool):
         return McpResponse.text("plain")
 
 
+class StaffApp(AppResource):
+    name = "staff"
+    template_name = "board.html"
+
+    def authorize(self, request: McpRequest) -> bool:
+        return bool(request.user.is_superuser)
+
+
+class StaffTool(Tool):
+    """A tool whose App only superusers may read."""
+
+    name = "staff"
+    app = StaffApp
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("staff")
+
+
 class BoardServer(Server):
     name = "boards"
-    tools = (BoardTool, RefreshTool, ModelOnlyTool, SecretTool, PlainTool)
+    tools = (BoardTool, RefreshTool, ModelOnlyTool, SecretTool, PlainTool, StaffTool)
 
 
 @pytest.fixture(autouse=True)
@@ -170,6 +188,14 @@ def test_the_app_page_is_served_under_the_csp_its_meta_declares() -> None:
 
 def test_the_app_page_needs_the_playground_permission() -> None:
     assert _client().get(_url("app")).status_code == 403
+
+
+def test_an_app_page_the_user_may_not_read_is_not_found_without_detail() -> None:
+    response = _client("django_mcp.use_playground").get(_url("app", "staff"))
+
+    assert response.status_code == 404
+    assert response.content.decode() == "resources/read answered JSON-RPC error -32602."
+    assert response["Content-Security-Policy"] == "default-src 'none'"
 
 
 def test_a_tool_without_an_app_has_no_app_page_or_relay() -> None:
