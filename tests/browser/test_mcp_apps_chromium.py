@@ -298,8 +298,17 @@ def test_the_app_runs_in_a_host_built_on_the_official_ext_apps_package(
         assert page.evaluate("window.host.initialized") is True
         assert frame.locator("#books tr").count() == len(books)
         page.wait_for_function("window.host.sizes.length > 0")
+        # A message that does not come from the host (here: the page posting
+        # to itself, queued before the filter's reply) is ignored.
+        [app_frame] = [f for f in page.frames if f != page.main_frame]
+        app_frame.evaluate(
+            "window.postMessage({jsonrpc: '2.0', method: 'ui/notifications/tool-result',"
+            " params: {structuredContent: {books: [], out_of_stock: 0}}}, '*')"
+        )
 
         _filter_out_of_stock(frame)
+
+        assert frame.locator("body").get_attribute("data-tool-results") == "1"
 
         assert frame.locator("#books tr").count() == len(out)
         assert frame.locator("#status").inner_text() == f"{len(out)} books, {len(out)} out of stock"
