@@ -1,4 +1,4 @@
-"""MCP Apps on the wire, on every way to serve: the view (ASGI and WSGI), ``McpASGIApp``, ``McpWSGIApp``.
+"""MCP Apps on the wire, every way to serve: the view (ASGI, WSGI), ``McpASGIApp``, ``McpWSGIApp``, STDIO.
 
 The server declares ``io.modelcontextprotocol/ui`` in ``server/discover``
 and ``initialize``; ``tools/list`` carries each linked tool's ``_meta.ui``;
@@ -10,6 +10,7 @@ whether or not the client renders Apps, and tells which from the request
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +20,7 @@ from django.test import AsyncClient
 from django.urls import path
 
 from django_mcp import AppResource, Csp, McpRequest, McpResponse, Server, Tool
+from django_mcp.transports.stdio import serve_stdio
 from tests import direct_clients
 from tests.wire import ACCEPT, CLIENT_INFO, modern_headers, modern_meta, modern_request, tool_request
 
@@ -206,3 +208,58 @@ async def test_a_legacy_session_declares_and_reads_the_extension(client: Any) ->
     assert plain["content"][0] == {"type": "text", "text": "1 loan: Dune, due 2026-12-20."}
     assert read["contents"][0]["mimeType"] == MIME
     assert read["contents"][0]["_meta"]["ui"]["prefersBorder"] is True
+
+
+# ------------------------------------------------------------------ STDIO
+
+
+async def _over_stdio(*messages: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Send ``messages`` to ``AppsServer`` over STDIO; return every answer, in order."""
+    reader = asyncio.StreamReader()
+    written: list[dict[str, Any]] = []
+
+    async def write(line: bytes) -> None:
+        written.append(json.loads(line))
+
+    for message in messages:
+        reader.feed_data(json.dumps(message).encode() + b"\n")
+    reader.feed_eof()
+    await asyncio.wait_for(serve_stdio(AppsServer, reader=reader, write=write, grace=1.0), 10)
+    return sorted(written, key=lambda answer: str(answer.get("id")))
+
+
+async def test_over_stdio_the_app_is_declared_listed_read_and_falls_back_to_text() -> None:
+    discover, listed, read, plain, host = await _over_stdio(
+        modern_request("server/discover", request_id="1"),
+        modern_request("tools/list", request_id="2"),
+        modern_request("resources/read", {"uri": "ui://apps/loans"}, request_id="3"),
+        tool_request("loans", {}, request_id="4", meta=modern_meta({})),
+        tool_request("loans", {}, request_id="5", meta=modern_meta(APPS)),
+    )
+
+    assert discover["result"]["capabilities"]["extensions"] == {UI: {"mimeTypes": [MIME]}}
+    assert listed["result"]["tools"][0]["_meta"]["ui"]["resourceUri"] == "ui://apps/loans"
+    assert read["result"]["contents"][0]["mimeType"] == MIME
+    assert read["result"]["contents"][0]["_meta"]["ui"]["prefersBorder"] is True
+    assert plain["result"]["content"][0] == {"type": "text", "text": "1 loan: Dune, due 2026-12-20."}
+    assert (plain["result"]["structuredContent"]["inApp"], host["result"]["structuredContent"]["inApp"]) == (
+        False,
+        True,
+    )
+
+
+async def test_over_stdio_a_legacy_session_reads_the_declaration_from_initialize() -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": "0",
+        "method": "initialize",
+        "params": {"protocolVersion": LEGACY, "capabilities": APPS, "clientInfo": CLIENT_INFO},
+    }
+    call = {"jsonrpc": "2.0", "id": "1", "method": "tools/call", "params": {"name": "loans", "arguments": {}}}
+
+    initialized, called = await _over_stdio(
+        initialize, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call
+    )
+
+    assert initialized["result"]["capabilities"]["extensions"] == {UI: {"mimeTypes": [MIME]}}
+    assert called["result"]["structuredContent"]["inApp"] is True
