@@ -177,6 +177,13 @@ async def test_reading_the_app_answers_the_html_page_with_its_ui_meta(client: An
     assert (result["ttlMs"], result["cacheScope"]) == (600_000, "public")
 
 
+async def test_an_app_only_tool_is_still_served_to_any_client(client: Any) -> None:
+    # SEP-1865 "Visibility": hosts hide it from the model; the server serves it.
+    result = await _call(client, "refresh-loans", capabilities={})
+
+    assert result["content"] == [{"type": "text", "text": "Reloaded."}]
+
+
 async def test_the_unlisted_app_is_not_in_resources_list(client: Any) -> None:
     result = (await _modern(client, "resources/list"))["result"]
 
