@@ -487,7 +487,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         page = async_to_sync(app_host.read_app)(server, request.user, uri)
         if page.problem:
             response = HttpResponse(page.problem, status=404, content_type="text/plain; charset=utf-8")
-            response["Content-Security-Policy"] = "default-src 'none'"
+            response["Content-Security-Policy"] = "default-src 'none'; sandbox"
         else:
             response = HttpResponse(page.html, content_type="text/html; charset=utf-8")
             response["Content-Security-Policy"] = app_host.content_security_policy(page.ui)

@@ -134,6 +134,9 @@ def content_security_policy(ui: Mapping[str, Any]) -> str:
         "object-src 'none'",
         f"base-uri {bases or _NONE}",
         "form-action 'none'",
+        # Sandboxed even when opened outside the iframe: the page never runs
+        # in the admin's origin, with its cookies.
+        "sandbox allow-scripts",
     ]
     return "; ".join(" ".join(d.split()) for d in directives)
 

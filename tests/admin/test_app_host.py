@@ -181,7 +181,7 @@ def test_the_app_page_is_served_under_the_csp_its_meta_declares() -> None:
         "font-src https://cdn.example.com; "
         "media-src data: https://cdn.example.com; "
         "connect-src https://api.example.com; "
-        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; sandbox allow-scripts"
     )
     assert response["X-Frame-Options"] == "SAMEORIGIN"
 
@@ -195,7 +195,7 @@ def test_an_app_page_the_user_may_not_read_is_not_found_without_detail() -> None
 
     assert response.status_code == 404
     assert response.content.decode() == "resources/read answered JSON-RPC error -32602."
-    assert response["Content-Security-Policy"] == "default-src 'none'"
+    assert response["Content-Security-Policy"] == "default-src 'none'; sandbox"
 
 
 def test_a_tool_without_an_app_has_no_app_page_or_relay() -> None:
@@ -213,7 +213,7 @@ def test_the_default_csp_is_the_specifications_without_self_and_declarations_can
     assert content_security_policy({}) == (
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
         "img-src data:; font-src 'none'; media-src data:; connect-src 'none'; "
-        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+        "frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; sandbox allow-scripts"
     )
     assert "script-src 'unsafe-inline' https://ok.example.com;" in content_security_policy(injected)
     assert "unsafe-eval" not in content_security_policy(injected)
