@@ -1,7 +1,8 @@
 """django_mcp: serve the Model Context Protocol from a Django project.
 
-Declare ``Tool``, ``Resource`` and ``Prompt`` classes, group them (and
-``Skill`` folders) in a ``Server``, and publish it with ``django_mcp.web("name", MyServer)`` in an
+Declare ``Tool``, ``Resource`` and ``Prompt`` classes (and ``AppResource``
+pages for MCP Apps), group them (and ``Skill`` folders) in a ``Server``,
+and publish it with ``django_mcp.web("name", MyServer)`` in an
 app's ``mcp.py``. Importing this package does not touch Django settings.
 """
 
@@ -26,11 +27,14 @@ from django_mcp.server.primitives import (
 from django_mcp.server.server import Server
 from django_mcp.server.skills import Skill
 from django_mcp.server.tool_search import ToolSearch
+from django_mcp.ui.resource import AppResource, Csp
 
 __all__ = [
+    "AppResource",
     "CacheHint",
     "Completion",
     "ContentAnnotations",
+    "Csp",
     "Icon",
     "McpError",
     "McpRequest",

@@ -65,6 +65,7 @@ from django.utils.text import capfirst
 from django.views.decorators.clickjacking import xframe_options_deny
 from django.views.generic import TemplateView
 
+from django_mcp._admin import app_host
 from django_mcp._admin.audit import McpAuditEntryAdmin
 from django_mcp._admin.catalog import (
     KINDS,
@@ -81,6 +82,7 @@ from django_mcp._admin.markup import ADMIN_MARKUP
 from django_mcp._admin.playground import Playground, complete
 from django_mcp._admin.tasks import McpTaskAdmin
 from django_mcp.models import McpAuditEntry, McpCatalog, McpIdempotencyKey, McpTask
+from django_mcp.protocol.jsonrpc import PARSE_ERROR
 
 __all__ = [
     "CatalogEntry",
@@ -228,6 +230,8 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             path("server/<str:server_key>/", wrap(self.server_view), name=f"{info}_server"),
             path("complete/", wrap(self.complete_view), name=f"{info}_complete"),
             path("task/<str:task_id>/<path:object_id>/", wrap(self.task_view), name=f"{info}_task"),
+            path("app/<path:object_id>/", wrap(self.app_view), name=f"{info}_app"),
+            path("app-relay/<path:object_id>/", wrap(self.app_relay_view), name=f"{info}_app_relay"),
             path("<path:object_id>/history/", wrap(self.history_view), name=f"{info}_history"),
             path("<path:object_id>/change/", wrap(self.change_view), name=f"{info}_change"),
         ]
@@ -377,6 +381,20 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         if state.get("task"):
             state["task_url"] = self._url("task", state["task"]["id"], quote(entry.component_id))
         server_url = self._server_url(server)
+        outcome = state.get("outcome")
+        uri = app_host.app_uri(entry)
+        if uri and outcome is not None and _shows_app(outcome):
+            state["app"] = {
+                "uri": uri,
+                "url": self._url("app", quote(entry.component_id)),
+                "relay_url": self._url("app_relay", quote(entry.component_id)),
+                "bridge": {
+                    "tool": entry.wire,
+                    "arguments": outcome.request["params"].get("arguments", {}),
+                    "result": outcome.result,
+                    "protocolVersion": app_host.APP_PROTOCOL_VERSION,
+                },
+            }
         context = self._context(
             request,
             [self._catalog_crumb(), (server.title or server.name, server_url), (entry.name, None)],
@@ -452,6 +470,47 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         )
         return TemplateResponse(request, "django_mcp/admin/_task.html", context)
 
+    def _app_tool(self, request: HttpRequest, object_id: str) -> tuple[ServerCatalog, CatalogEntry, str]:
+        if not self.can_use_playground(request):
+            raise PermissionDenied
+        found = find_entry(unquote(object_id))
+        uri = app_host.app_uri(found[1]) if found is not None else None
+        if found is None or uri is None:
+            raise Http404("No MCP tool with an App is registered under this id.")
+        return found[0], found[1], uri
+
+    def app_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Serve a tool's App page, read as the user, under the CSP its ``_meta.ui.csp`` builds."""
+        if request.method != "GET":
+            return HttpResponseNotAllowed(["GET"])
+        server, _entry, uri = self._app_tool(request, object_id)
+        page = async_to_sync(app_host.read_app)(server, request.user, uri)
+        if page.problem:
+            response = HttpResponse(page.problem, status=404, content_type="text/plain; charset=utf-8")
+            response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+        else:
+            response = HttpResponse(page.html, content_type="text/html; charset=utf-8")
+            response["Content-Security-Policy"] = app_host.content_security_policy(page.ui)
+        # Framed by the component page only (its iframe is sandboxed: the
+        # page runs in an opaque origin, without the admin's cookies).
+        response["X-Frame-Options"] = "SAMEORIGIN"
+        response["Cache-Control"] = "no-store"
+        return response
+
+    def app_relay_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Relay an App's ``tools/call`` or ``resources/read`` as the user (JSON in, JSON out)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        server, entry, _uri = self._app_tool(request, object_id)
+        try:
+            message = json.loads(request.body)
+        except ValueError:
+            return JsonResponse({"error": {"code": PARSE_ERROR, "message": "The request is not JSON."}})
+        answer, outcome = async_to_sync(app_host.relay)(server, entry, request.user, message)
+        if outcome is not None:
+            app_host.record_relay(request.user, entry, outcome)
+        return JsonResponse(answer)
+
     def complete_view(self, request: HttpRequest) -> HttpResponse:
         """Answer the playground's argument suggestions (``completion/complete``)."""
         if request.method != "POST":
@@ -475,6 +534,11 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             context if isinstance(context, dict) else {},
         )
         return JsonResponse(answer)
+
+
+def _shows_app(outcome: Any) -> bool:
+    """Return True when a tool call's outcome is a result an App can show."""
+    return outcome.error is None and not outcome.input_required and outcome.task_id is None
 
 
 #: At most this many history entries are shown for one component.

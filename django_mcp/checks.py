@@ -67,6 +67,13 @@ Servers (``check_servers``):
   not build (its forms fail, or its primary key is a secret)
 - ``W016`` a server's ``instructions`` is not a constant string (a property,
   a callable, a descriptor): text computed at run time reaches the model
+- ``E039`` an MCP App's template (``AppResource.template_name``) is missing
+  or does not compile
+
+MCP Apps (``check_app_origins``):
+
+- ``W015`` an App's template loads from an external origin its ``csp`` does
+  not declare (the host's Content Security Policy will block it)
 
 Deployment (``manage.py check --deploy``):
 
@@ -99,14 +106,25 @@ from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 from django.core.checks import Warning as CheckWarning
 from django.core.exceptions import ImproperlyConfigured
+from django.template import TemplateDoesNotExist, TemplateSyntaxError
+from django.template.loader import get_template
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import DEFAULTS, get_setting
 from django_mcp.exceptions import SkillError
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.transports._origin import is_loopback_host, normalize_origin
+from django_mcp.ui.origins import undeclared_origins
+from django_mcp.ui.resource import is_app
 
-__all__ = ["MIN_LEASE_TIMEOUT", "check_admin_site_tools", "check_deploy", "check_servers", "check_settings"]
+__all__ = [
+    "MIN_LEASE_TIMEOUT",
+    "check_admin_site_tools",
+    "check_app_origins",
+    "check_deploy",
+    "check_servers",
+    "check_settings",
+]
 
 MIN_LEASE_TIMEOUT = 5
 """Seconds under which ``MCP_TASK_LEASE_TIMEOUT`` is warned about (``W012``)."""
@@ -666,6 +684,7 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
                 task_servers.append(where)
             messages += _check_contrib_apps(where, compiled)
             messages += _check_skills(where, compiled)
+            messages += _check_apps(where, compiled)
     messages += _check_tasks(task_servers)
     return messages
 
@@ -709,6 +728,40 @@ def _check_instructions(where: str, server: type[Any]) -> list[CheckMessage]:
     ]
 
 
+@register("django_mcp")
+def check_app_origins(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> list[CheckMessage]:
+    """Warn about each external origin an App's templates load from undeclared.
+
+    Hosts build the page's Content Security Policy from its ``_meta.ui.csp``
+    and allow nothing else (SEP-1865), so such a script, style, image or
+    connection fails in every host.
+    """
+    from django_mcp.registry import registry
+    from django_mcp.server.compiler import compile_server
+
+    app_classes: dict[type[Any], None] = {}
+    for server in {*registry.web_servers().values(), *registry.local_servers().values()}:
+        try:
+            compiled = compile_server(server)
+        except (ImproperlyConfigured, SkillError):  # E015 and the skill checks report it
+            continue
+        for resource in (*compiled.resources.values(), *compiled.unlisted_apps.values()):
+            if is_app(resource.component):
+                app_classes.setdefault(resource.component, None)
+    return [
+        CheckWarning(
+            f"The MCP App {app.__module__}.{app.__qualname__} loads from {found.origin} "
+            f"({found.source}), which its csp does not declare: hosts block it.",
+            hint=f"Add {found.origin!r} to the App's Csp({found.field}=...), or inline the file "
+            "with {% mcp_inline_static %}.",
+            obj=app,
+            id="django_mcp.W015",
+        )
+        for app in app_classes
+        for found in undeclared_origins(app)
+    ]
+
+
 #: The apps django_mcp.contrib tool factories need installed.
 _CONTRIB_APPS = ("rest_framework", "django.contrib.admin")
 
@@ -746,6 +799,39 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
                     id="django_mcp.E026",
                 )
             )
+    return messages
+
+
+def _check_apps(where: str, compiled: Any) -> list[CheckMessage]:
+    """Report each MCP App whose template is missing or does not compile.
+
+    The template is loaded, not rendered: ``get_context_data()`` may need a
+    database that checks must not touch.
+    """
+    messages: list[CheckMessage] = []
+    entries = (*compiled.resources.values(), *compiled.unlisted_apps.values())
+    for entry in entries:
+        if not is_app(entry.component):
+            continue
+        name = entry.component.template_name
+        try:
+            get_template(str(name))  # the compiler refuses a missing one
+        except TemplateDoesNotExist:
+            problem = "does not exist"
+        except TemplateSyntaxError as exc:
+            problem = f"does not compile ({exc})"
+        else:
+            continue
+        messages.append(
+            Error(
+                f"{where}: App {entry.definition.uri} ({entry.component.__module__}."
+                f"{entry.component.__qualname__}) renders template {name!r}, which {problem}.",
+                hint="Create the template in an app's templates/ folder (or a TEMPLATES DIRS folder), "
+                "or fix template_name; `manage.py startmcpapp` writes one to start from.",
+                obj=entry.component,
+                id="django_mcp.E039",
+            )
+        )
     return messages
 
 

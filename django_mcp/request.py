@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 from django_mcp._callers import client_address
 from django_mcp._types import HttpSource
 from django_mcp.exceptions import MissingClientCapability
+from django_mcp.protocol.ui import declares_apps
 
 __all__ = ["LOG_LEVELS", "LogLevel", "McpRequest"]
 
@@ -168,6 +169,16 @@ class McpRequest:
             # An empty elicitation object means form mode (2026-07-28).
             return True
         return isinstance(declared.get(sub), Mapping)
+
+    @property
+    def supports_apps(self) -> bool:
+        """Return True when the client renders MCP Apps (``io.modelcontextprotocol/ui``).
+
+        Read from this request's client capabilities (2026-07-28) or the
+        session's (2025-11-25). A tool returns meaningful text ``content``
+        either way; this only tells whether an App will show the result.
+        """
+        return declares_apps(self.client_capabilities)
 
     def require_capability(self, name: str, sub: str | None = None) -> None:
         """Raise ``MissingClientCapability`` (-32021) unless declared."""

@@ -255,7 +255,9 @@ class McpResponse:
             raise TypeError(
                 f"McpResponse.text() takes a str, got {type(value).__name__}; use structured() for data."
             )
-        return cls._of_blocks((TextContent(text=value),))
+        # A str subclass (Django's SafeString from render_to_string) becomes
+        # a plain str: the wire encoder takes no subclass.
+        return cls._of_blocks((TextContent(text=str.__str__(value)),))
 
     @classmethod
     def structured(cls, value: Any) -> McpResponse:
@@ -324,7 +326,7 @@ class McpResponse:
         """Return an expected tool failure (``isError: true``)."""
         if not isinstance(message, str) or not message:
             raise ValueError(f"McpResponse.error() needs a non-empty message, got {message!r}")
-        return cls._of_blocks((TextContent(text=message),), is_error=True)
+        return cls._of_blocks((TextContent(text=str.__str__(message)),), is_error=True)
 
     @classmethod
     def progress(cls, current: float, total: float | None = None, message: str | None = None) -> McpResponse:

@@ -36,9 +36,11 @@ def test_every_exported_name_is_documented() -> None:
 
 def test_the_documented_import_paths_work() -> None:
     from django_mcp import (  # noqa: F401
+        AppResource,
         CacheHint,
         Completion,
         ContentAnnotations,
+        Csp,
         Icon,
         McpRequest,
         McpResponse,
@@ -91,6 +93,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.checks": [
         "MIN_LEASE_TIMEOUT",
         "check_admin_site_tools",
+        "check_app_origins",
         "check_deploy",
         "check_servers",
         "check_settings",
@@ -354,6 +357,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.management.commands.mcp_prune_idempotency_keys": ["Command"],
     "django_mcp.management.commands.mcp_prune_tasks": ["Command"],
     "django_mcp.management.commands.mcp_stdio": ["Command"],
+    "django_mcp.management.commands.startmcpapp": ["Command"],
     "django_mcp.migrations": [],
     "django_mcp.migrations.0001_initial": ["Migration"],
     "django_mcp.migrations.0002_mcptask": ["Migration"],
@@ -477,6 +481,15 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "TaskStatus",
         "TaskStatusNotificationParams",
     ],
+    "django_mcp.protocol.ui": [
+        "EXTENSION",
+        "META_KEY",
+        "MIME_TYPE",
+        "PERMISSIONS",
+        "SETTINGS",
+        "VISIBILITIES",
+        "declares_apps",
+    ],
     "django_mcp.protocol.versions": [
         "LATEST",
         "LEGACY_VERSIONS",
@@ -595,6 +608,14 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "task_backend",
         "task_decorator",
     ],
+    "django_mcp.templatetags": [],
+    "django_mcp.templatetags.mcp_apps": [
+        "BRIDGE_PATH",
+        "bridge_source",
+        "mcp_app_bridge",
+        "mcp_inline_static",
+        "register",
+    ],
     "django_mcp.testing": [
         "CompletionResult",
         "ListResult",
@@ -614,6 +635,11 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "run_stdio",
         "serve_stdio",
     ],
+    "django_mcp.ui": [],
+    "django_mcp.ui.linking": ["linked_app", "tool_ui_meta"],
+    "django_mcp.ui.origins": ["Reference", "undeclared_origins"],
+    "django_mcp.ui.resource": ["APP_CACHE", "AppResource", "Csp", "app_uri", "is_app", "resource_ui_meta"],
+    "django_mcp.ui.scaffold": ["Scaffold", "ScaffoldError", "plan", "write"],
     "django_mcp.urls": ["urlpatterns"],
     "django_mcp.views": ["bad_request", "server_card_view"],
     "django_mcp.wellknown": [

@@ -44,6 +44,11 @@ DATA_FILES = (
     "django_mcp/templates/django_mcp/admin/catalog.html",
     "django_mcp/static/django_mcp/admin/mcp.css",
     "django_mcp/static/django_mcp/admin/playground.js",
+    # MCP Apps: the bridge the template tag inlines, the playground's host.
+    "django_mcp/templatetags/mcp_apps.py",
+    "django_mcp/static/django_mcp/mcp_app_bridge.js",
+    "django_mcp/static/django_mcp/admin/app_host.js",
+    "django_mcp/templates/django_mcp/admin/_app.html",
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]

@@ -21,6 +21,7 @@ import msgspec
 import pytest
 from django.core.signals import got_request_exception
 from django.http import HttpResponse
+from django.utils.safestring import mark_safe
 
 from django_mcp import ContentAnnotations, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
 from django_mcp.protocol.content import (
@@ -92,6 +93,14 @@ def test_text_holds_one_text_block() -> None:
 def test_text_refuses_anything_but_a_string() -> None:
     with pytest.raises(TypeError):
         McpResponse.text({"a": 1})  # type: ignore[arg-type]
+
+
+def test_text_and_error_keep_a_str_subclass_as_a_plain_str() -> None:
+    # render_to_string() returns a SafeString, which the wire encoder refuses.
+    for response in (McpResponse.text(mark_safe("<p>hi</p>")), McpResponse.error(mark_safe("<p>hi</p>"))):
+        [block] = response.content
+        assert type(block.text) is str
+        assert msgspec.json.encode(block) == b'{"type":"text","text":"<p>hi</p>"}'
 
 
 def test_error_is_a_text_block_flagged_as_error() -> None:

@@ -19,6 +19,8 @@ from typing import Any, Final
 from asgiref.sync import async_to_sync
 
 from django_mcp.protocol.tasks import EXTENSION
+from django_mcp.protocol.ui import EXTENSION as UI_EXTENSION
+from django_mcp.protocol.ui import SETTINGS as UI_SETTINGS
 from django_mcp.testing import McpTestClient
 
 __all__ = ["CLIENT_CAPABILITIES", "TaskClient"]
@@ -27,9 +29,9 @@ CLIENT_CAPABILITIES: Final[Mapping[str, Any]] = {
     "elicitation": {"form": {}, "url": {}},
     "sampling": {},
     "roots": {},
-    "extensions": {EXTENSION: {}},
+    "extensions": {EXTENSION: {}, UI_EXTENSION: dict(UI_SETTINGS)},
 }
-"""What the playground declares: every client capability and the tasks extension."""
+"""What the playground declares: every client capability, the tasks extension and MCP Apps."""
 
 
 class TaskClient:

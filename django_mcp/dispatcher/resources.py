@@ -8,7 +8,8 @@ found, exactly like an unknown URI (-32602 with ``data.uri``; -32002 for
 resource's URI and MIME type; empty contents are never answered. The cache
 hint is the resource's own (``ttlMs``/``cacheScope``), forced private for
 a resource guarded by permissions, ``authorize()`` or a login, and for a
-retry carrying input (multi round-trip).
+retry carrying input (multi round-trip). An MCP App a tool links is read
+like a fixed resource even when the server leaves it out of the list.
 
 Skill files (the skills extension, ``skills.py``) are resources too, in
 both eras: every ``SKILL.md`` is listed after the declared resources, and
@@ -84,7 +85,7 @@ async def find_resource(
 
     A URI nothing matches costs the permission lookup a hidden one would.
     """
-    entry = compiled.resources.get(uri)
+    entry = compiled.resources.get(uri) or compiled.unlisted_apps.get(uri)
     matched = entry is not None
     if entry is not None and await can_use(entry, request):
         return entry, {}

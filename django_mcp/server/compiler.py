@@ -20,7 +20,7 @@ import threading
 import typing
 from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 from django.core.exceptions import ImproperlyConfigured
@@ -39,6 +39,9 @@ from django_mcp.protocol.definitions import (
 from django_mcp.protocol.extensions import revision_of
 from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
+from django_mcp.protocol.ui import EXTENSION as UI_EXTENSION
+from django_mcp.protocol.ui import META_KEY as UI_META_KEY
+from django_mcp.protocol.ui import SETTINGS as UI_SETTINGS
 from django_mcp.response import ContentAnnotations, check_meta_keys
 from django_mcp.schemas import has_rules
 from django_mcp.server._json_schema import compile_validator
@@ -65,6 +68,8 @@ from django_mcp.server.skills import (
 )
 from django_mcp.server.templates import TemplateError, UriTemplate
 from django_mcp.server.tool_search import META_TOOLS, CallToolTool, SearchToolsTool, ToolCatalog, ToolSearch
+from django_mcp.ui.linking import linked_app, tool_ui_meta
+from django_mcp.ui.resource import app_uri, is_app, resource_ui_meta
 
 #: A ``Server`` subclass (declarations are compiled here, never imported).
 ServerClass = type[Any]
@@ -193,6 +198,9 @@ class CompiledServer:
     resources: Mapping[str, CompiledResource]
     templates: Mapping[str, CompiledResource]
     prompts: Mapping[str, CompiledPrompt]
+    #: MCP Apps linked by tools but not listed in ``resources``: read by
+    #: URI, left out of ``resources/list`` (SEP-1865 allows it).
+    unlisted_apps: Mapping[str, CompiledResource]
     cache: CacheHint
     #: True when any component declares permissions or ``authorize()``, so
     #: lists depend on the caller and must be cached privately.
@@ -202,7 +210,8 @@ class CompiledServer:
     key: str
     #: What ``server/discover`` advertises (2026-07-28).
     capabilities: ServerCapabilities
-    #: What ``initialize`` advertises (2025-11-25: no extensions).
+    #: What ``initialize`` advertises (2025-11-25: of the extensions, only
+    #: MCP Apps, which is specified against that revision).
     legacy_capabilities: ServerCapabilities
     #: True when ``subscriptions/listen`` (and legacy GET streams) are served.
     listens: bool
@@ -287,20 +296,36 @@ def _compile(declared: Any) -> CompiledServer:
     if not isinstance(server.cache, CacheHint):
         raise ImproperlyConfigured(f"{label}.cache must be a CacheHint")
 
-    tools: dict[str, CompiledTool] = {}
-    for component in _members(server, "tools", Tool, label):
-        tool = _compile_tool(component)
-        _add_unique(tools, tool.name, tool, label, "tool")
     resources: dict[str, CompiledResource] = {}
     templates: dict[str, CompiledResource] = {}
     names: dict[str, CompiledResource] = {}
     for component in _members(server, "resources", Resource, label):
-        resource = _compile_resource(component)
+        resource = _compile_resource(component, server.name)
         if isinstance(resource.definition, ResourceDefinition):
             _add_unique(resources, resource.definition.uri, resource, label, "resource URI")
         else:
             _add_unique(templates, resource.definition.uri_template, resource, label, "resource template")
         _add_unique(names, resource.name, resource, label, "resource name")
+    app_uris = {
+        r.component: cast(ResourceDefinition, r.definition).uri
+        for r in resources.values()
+        if is_app(r.component)
+    }
+    unlisted_apps: dict[str, CompiledResource] = {}
+    tools: dict[str, CompiledTool] = {}
+    for component in _members(server, "tools", Tool, label):
+        link = linked_app(component)
+        if link is not None and link[0] not in app_uris:
+            # An App only a tool names is served all the same (SEP-1865:
+            # the resource MUST exist; servers MAY leave it unlisted).
+            app = _compile_resource(link[0], server.name)
+            uri = cast(ResourceDefinition, app.definition).uri
+            _add_unique({**resources, **unlisted_apps}, uri, app, label, "resource URI")
+            _add_unique(names, app.name, app, label, "resource name")
+            unlisted_apps[uri] = app
+            app_uris[link[0]] = uri
+        tool = _compile_tool(component, None if link is None else (app_uris[link[0]], link[1]))
+        _add_unique(tools, tool.name, tool, label, "tool")
     prompts: dict[str, CompiledPrompt] = {}
     for component in _members(server, "prompts", Prompt, label):
         prompt = _compile_prompt(component)
@@ -318,6 +343,7 @@ def _compile(declared: Any) -> CompiledServer:
         *templates.values(),
         *prompts.values(),
         *skills.skills.values(),
+        *unlisted_apps.values(),
     ]
     info = Implementation(
         name=server.name,
@@ -327,9 +353,13 @@ def _compile(declared: Any) -> CompiledServer:
         website_url=_opt_str(server, "website_url", label),
         icons=_icons(server, label),
     )
-    capabilities = _capabilities(server, tools, resources, templates, prompts, skills)
+    capabilities = _capabilities(server, tools, {**resources, **unlisted_apps}, templates, prompts, skills)
     search = _tool_search(server, tools, label)
     meta_tools = search.meta if search is not None else {}
+    # MCP Apps is specified against 2025-11-25 ``initialize`` too; the other
+    # extensions exist only for 2026-07-28.
+    declared = capabilities.extensions or {}
+    legacy_extensions = {UI_EXTENSION: declared[UI_EXTENSION]} if UI_EXTENSION in declared else UNSET
     return CompiledServer(
         server=server,
         info=info,
@@ -337,12 +367,13 @@ def _compile(declared: Any) -> CompiledServer:
         resources=MappingProxyType(resources),
         templates=MappingProxyType(templates),
         prompts=MappingProxyType(prompts),
+        unlisted_apps=MappingProxyType(unlisted_apps),
         cache=server.cache,
         caller_dependent=any(e.permissions or e.has_authorize for e in every)
         or bool(getattr(server, "login_required", False)),
         key=label,
         capabilities=capabilities,
-        legacy_capabilities=msgspec.structs.replace(capabilities, extensions=UNSET),
+        legacy_capabilities=msgspec.structs.replace(capabilities, extensions=legacy_extensions),
         listens=bool(server.list_changed or (server.subscribe and (resources or templates or skills.skills))),
         tool_headers=MappingProxyType(
             {
@@ -426,6 +457,8 @@ def _capabilities(
         extensions[TASKS_EXTENSION] = {"revision": revision_of(TASKS_EXTENSION)}
     if skills.skills:
         extensions[SKILLS_EXTENSION] = {**skills.settings, "revision": revision_of(SKILLS_EXTENSION)}
+    if any(is_app(r.component) for r in resources.values()):
+        extensions[UI_EXTENSION] = dict(UI_SETTINGS)
     return ServerCapabilities(
         tools=dict(changed) if tools else UNSET,
         resources=resource_capability if (resources or templates or skills.skills) else UNSET,
@@ -550,7 +583,8 @@ def _common(component: type[Any], suffix: str, *, strict_name: bool) -> dict[str
             check_meta_keys(meta)
         except (TypeError, ValueError) as exc:
             raise ImproperlyConfigured(f"{label}.meta: {exc}") from None
-    permissions = _permissions(component, label)
+    # An App's ``permissions`` are sandbox permissions (``ui.resource``).
+    permissions = () if is_app(component) else _permissions(component, label)
     authorize = getattr(component, "authorize", None)
     return {
         "name": name,
@@ -572,9 +606,12 @@ def _permissions(component: type[Any], label: str) -> tuple[str, ...]:
     return tuple(permissions)
 
 
-def _compile_tool(component: type[Tool[Any, Any]]) -> CompiledTool:
+def _compile_tool(component: type[Tool[Any, Any]], app: tuple[str, tuple[str, ...]] | None) -> CompiledTool:
+    """Compile a tool; ``app`` is the URI and visibility of the App it links."""
     label = _qual(component)
     common = _common(component, "Tool", strict_name=True)
+    if app is not None:
+        common["meta"] = _with_ui_meta(common["meta"], tool_ui_meta(*app), label)
     input_type = component.input
     output_type = component.output
     published_input = input_schema(input_type, label)
@@ -674,10 +711,13 @@ def _task_support(
     return task, plans["prepare"], plans["use_task"]
 
 
-def _compile_resource(component: type[Resource]) -> CompiledResource:
+def _compile_resource(component: type[Resource], server_name: str) -> CompiledResource:
     label = _qual(component)
-    common = _common(component, "Resource", strict_name=False)
+    common = _common(component, "App" if is_app(component) else "Resource", strict_name=False)
     uri, uri_template = component.uri, component.uri_template
+    if is_app(component):
+        uri = app_uri(component, server_name, common["name"])
+        common["meta"] = _with_ui_meta(common["meta"], resource_ui_meta(component), label)
     if (uri is None) == (uri_template is None):
         raise ImproperlyConfigured(f"{label} must declare exactly one of uri or uri_template")
     mime_type = _opt_str(component, "mime_type", label)
@@ -780,6 +820,17 @@ def _compile_prompt(component: type[Prompt]) -> CompiledPrompt:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _with_ui_meta(meta: Any, ui: dict[str, Any], label: str) -> dict[str, Any]:
+    """Return a component's ``meta`` with the MCP Apps ``ui`` key added."""
+    declared = {} if meta is UNSET else dict(meta)
+    if UI_META_KEY in declared:
+        raise ImproperlyConfigured(
+            f"{label}.meta sets {UI_META_KEY!r}, which django_mcp publishes for MCP Apps: use app, "
+            "app_visibility (tools) or csp, permissions, domain, prefers_border (AppResource) instead"
+        )
+    return {**declared, UI_META_KEY: ui}
 
 
 def _template(component: type[Resource], uri_template: Any, label: str) -> UriTemplate:

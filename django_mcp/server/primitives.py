@@ -222,6 +222,10 @@ class Tool(_Component, Generic[InputT, OutputT]):
     caller, tool and key: a retry gets the stored result of the first
     successful call (``django_mcp.dispatcher.idempotency``, see
     ``docs/tools.md``). A tool that does not set it ignores the key.
+
+    ``app = MyApp`` (an ``AppResource``) shows the tool's results in that
+    MCP App, for hosts that render Apps; ``app_visibility`` says whether the
+    model, the App or both may call it. See ``docs/apps.md``.
     """
 
     _suffix = "Tool"
@@ -237,6 +241,11 @@ class Tool(_Component, Generic[InputT, OutputT]):
     #: first call's stored result without running again (False: the key
     #: is ignored).
     idempotency_keys: ClassVar[bool] = False
+    #: The ``AppResource`` showing this tool's results (MCP Apps), or None.
+    app: ClassVar[type[Resource] | None] = None
+    #: Who may see and call the tool when it links an App: ("model", "app")
+    #: (the default), ("app",) for a tool only the App calls, or ("model",).
+    app_visibility: ClassVar[tuple[str, ...]] = ("model", "app")
 
     def __class_getitem__(cls, params: Any) -> Any:
         # Tool[Input] means "no output schema": pad to two type arguments.

@@ -22,6 +22,11 @@ as ``library``. It shows the usual shapes of a Django-backed server:
 * ``admin-book-list``, ``admin-book-get`` and ``admin-book-change``: the
   ``BookAdmin`` of the Django admin as tools (``ModelAdminTools``), for
   active staff with the book permissions.
+* ``stock-board``: an MCP App (``StockBoardApp``, the template
+  ``demo/apps/stock_board.html``) shows the books and their stock beside the
+  tool's result in hosts that render Apps (the admin's playground is one);
+  the page filters through ``stock-board-page``, a tool only the App calls
+  (``app_visibility = ("app",)``), and asks the host to send a chat message;
 * ``restock-check``: a skill (``skills/restock-check/`` of this app) that
   walks an agent through a restock with the tools above.
 
@@ -43,6 +48,7 @@ from django.db.models import Q
 
 import django_mcp
 from django_mcp import (
+    AppResource,
     CacheHint,
     Completion,
     McpRequest,
@@ -395,6 +401,78 @@ class AuditStockTool(Tool[None, StockAudit]):
         return McpResponse.structured(StockAudit(books=len(books), in_stock=in_stock, stock_value=value))
 
 
+class BoardInput(Schema):
+    """Which books the stock board shows."""
+
+    in_stock: Annotated[
+        bool | None, msgspec.Meta(description="Only books in stock (true), out of stock (false), or all.")
+    ] = None
+
+
+class StockBoard(Schema):
+    """The books on the stock board and how many are missing."""
+
+    books: list[BookSummary]
+    count: int
+    out_of_stock: int
+
+
+class StockBoardApp(AppResource):
+    """The stock board: a table of books a librarian filters and asks about."""
+
+    name = "stock-board"
+    template_name = "demo/apps/stock_board.html"
+    prefers_border = True
+
+    def get_context_data(self) -> dict[str, object]:
+        # The page is the same for every caller (hosts cache it): the books
+        # come with each tool result.
+        return {**super().get_context_data(), "heading": "Stock board"}
+
+
+def _board(payload: BoardInput) -> list[McpResponse]:
+    books = Book.objects.select_related("author").order_by("title")
+    if payload.in_stock is not None:
+        books = books.filter(in_stock=payload.in_stock)
+    found = [_summary(book) for book in books]
+    missing = sum(1 for book in found if not book.in_stock)
+    noun = "book" if len(found) == 1 else "books"
+    text = f"{len(found)} {noun}, {missing} out of stock: " + "; ".join(
+        f"{book.title} ({'in stock' if book.in_stock else 'out of stock'})" for book in found
+    )
+    # The sentence is for the model and clients without Apps; the App
+    # renders structuredContent.
+    return [
+        McpResponse.text(text),
+        McpResponse.structured(StockBoard(books=found, count=len(found), out_of_stock=missing)),
+    ]
+
+
+class StockBoardTool(Tool[BoardInput, StockBoard]):
+    """Show the library's books and their stock, on the stock board where the client renders Apps."""
+
+    name = "stock-board"
+    title = "Stock board"
+    annotations = _READ_ONLY
+    app = StockBoardApp
+
+    def handle(self, payload: BoardInput) -> list[McpResponse]:
+        return _board(payload)
+
+
+class StockBoardPageTool(Tool[BoardInput, StockBoard]):
+    """Return the stock board's books again, filtered (for the stock board App only)."""
+
+    name = "stock-board-page"
+    title = "Stock board page"
+    annotations = _READ_ONLY
+    app = StockBoardApp
+    app_visibility = ("app",)
+
+    def handle(self, payload: BoardInput) -> list[McpResponse]:
+        return _board(payload)
+
+
 # -------------------------------------------------------------- resources
 
 
@@ -521,6 +599,8 @@ class LibraryServer(Server):
         RestockReportTool,
         ReserveBookTool,
         AuditStockTool,
+        StockBoardTool,
+        StockBoardPageTool,
         # The library's own admin, for staff: the same permissions, forms and history.
         *ModelAdminTools(BookAdmin, prefix="admin-book", actions=("list", "get", "change")),
     )

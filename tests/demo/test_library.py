@@ -201,6 +201,8 @@ async def test_http_endpoint_serves_the_library_with_the_session_user(
         "restock-report",
         "reserve-book",
         "audit-stock",
+        "stock-board",
+        "stock-board-page",
     ]
     assert [tool["name"] for tool in logged_in.json()["result"]["tools"]] == [
         "search-books",
@@ -209,6 +211,8 @@ async def test_http_endpoint_serves_the_library_with_the_session_user(
         "restock-report",
         "reserve-book",
         "audit-stock",
+        "stock-board",
+        "stock-board-page",
     ]
 
 
@@ -221,6 +225,42 @@ async def test_search_books_returns_matching_books(library: dict[str, Author]) -
 
     expected = {"books": [summary(WIZARD), summary(DISPOSSESSED)], "count": 2}
     assert reply == tool_result(expected)
+
+
+@transactional
+async def test_the_stock_board_links_its_app_and_answers_text_beside_structured_content(
+    library: dict[str, Author],
+) -> None:
+    listing = await rpc("tools/list")
+    reply = await rpc("tools/call", {"name": "stock-board", "arguments": {"in_stock": False}})
+
+    tools = {tool["name"]: tool for tool in listing["result"]["tools"]}
+    assert tools["stock-board"]["_meta"] == {
+        "ui": {"resourceUri": "ui://library/stock-board", "visibility": ["model", "app"]}
+    }
+    assert tools["stock-board-page"]["_meta"] == {
+        "ui": {"resourceUri": "ui://library/stock-board", "visibility": ["app"]}
+    }
+    result = reply["result"]
+    assert result["content"][0] == {
+        "type": "text",
+        "text": "1 book, 1 out of stock: The Dispossessed (out of stock)",
+    }
+    assert result["structuredContent"] == {"books": [summary(DISPOSSESSED)], "count": 1, "out_of_stock": 1}
+
+
+async def test_the_stock_board_page_inlines_its_bridge_and_styles_and_loads_nothing_external() -> None:
+    reply = await rpc("resources/read", {"uri": "ui://library/stock-board"})
+
+    [content] = reply["result"]["contents"]
+    page = content["text"]
+    assert content["mimeType"] == "text/html;profile=mcp-app"
+    assert content["_meta"] == {"ui": {"prefersBorder": True}}
+    assert page.startswith("<!DOCTYPE html>")
+    assert '<script data-mcp-app-name="stock-board" data-mcp-app-version="1.0.0"' in page
+    assert "<style>\n/* The stock board App's styles" in page
+    assert "http://" not in page
+    assert "https://" not in page
 
 
 @transactional
@@ -307,6 +347,8 @@ async def test_set_stock_is_hidden_from_callers_without_the_permission(
         "restock-report",
         "reserve-book",
         "audit-stock",
+        "stock-board",
+        "stock-board-page",
     ]
     # The listing depends on who asks, so it must not be shared.
     assert (listing["result"]["ttlMs"], listing["result"]["cacheScope"]) == (300_000, "private")
@@ -344,6 +386,8 @@ async def test_set_stock_is_listed_for_a_librarian_and_updates_the_book(
         "restock-report",
         "reserve-book",
         "audit-stock",
+        "stock-board",
+        "stock-board-page",
     ]
     assert tools["set-stock"]["annotations"] == {
         "readOnlyHint": False,

@@ -42,12 +42,18 @@ def test_the_whitenoise_example_is_django_default_middleware_plus_whitenoise() -
 
 def test_the_playground_capabilities_are_the_ones_the_page_names() -> None:
     text = " ".join(ADMIN_MD.read_text(encoding="utf-8").split())
-    named = "the client capabilities elicitation (form and URL), sampling and roots, the tasks extension"
+    named = (
+        "the client capabilities elicitation (form and URL), sampling and roots, the tasks extension, "
+        "MCP Apps (`io.modelcontextprotocol/ui`, so a tool's App is shown)"
+    )
     assert named in text
     # The playground declares exactly these on every call.
     assert CLIENT_CAPABILITIES == {
         "elicitation": {"form": {}, "url": {}},
         "sampling": {},
         "roots": {},
-        "extensions": {TASKS_EXTENSION: {}},
+        "extensions": {
+            TASKS_EXTENSION: {},
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+        },
     }

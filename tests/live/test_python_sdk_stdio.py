@@ -181,6 +181,8 @@ async def test_lists_only_the_tools_a_caller_without_a_user_may_use(server: Stdi
         "restock-report",
         "reserve-book",
         "audit-stock",
+        "stock-board",
+        "stock-board-page",
     ]
     assert listing.next_cursor is None
 

@@ -1,0 +1,3 @@
+"""Template tag libraries: ``mcp_apps`` for MCP Apps pages."""
+
+__all__: list[str] = []
