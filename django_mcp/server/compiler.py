@@ -606,7 +606,9 @@ def _permissions(component: type[Any], label: str) -> tuple[str, ...]:
     return tuple(permissions)
 
 
-def _compile_tool(component: type[Tool[Any, Any]], app: tuple[str, tuple[str, ...]] | None) -> CompiledTool:
+def _compile_tool(
+    component: type[Tool[Any, Any]], app: tuple[str, tuple[str, ...]] | None = None
+) -> CompiledTool:
     """Compile a tool; ``app`` is the URI and visibility of the App it links."""
     label = _qual(component)
     common = _common(component, "Tool", strict_name=True)
