@@ -58,6 +58,7 @@ from typing import Any, Final, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunction
 
+from django_mcp import _sync
 from django_mcp.transports._threads import CallerThread
 
 __all__ = ["SyncDriver", "coroutine_marks", "loop_is_running"]
@@ -171,16 +172,40 @@ def _copy_outcome(outcome: Future[Any], task: asyncio.Task[Any]) -> None:
 def _first_step(
     coroutine: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop, context: contextvars.Context
 ) -> tuple[bool, Any]:
-    """Run the coroutine's first step here, ``loop`` marked running.
+    """Run the coroutine here, ``loop`` marked running, until it finishes or waits on something else.
 
-    Return ``(True, result)`` when it finished, else ``(False, what it awaits)``.
+    The sync calls it hands over (``_sync.run_sync``) are made here, ``loop``
+    not marked running meanwhile (Django refuses ORM calls from a running
+    loop's thread), and their results (or errors) sent back in. Return
+    ``(True, result)`` when it finished, else ``(False, what it awaits)``.
     """
+    state = _sync.driving
+    send: Any = None
+    error: BaseException | None = None
     asyncio.events._set_running_loop(loop)
+    state.driving = True
     try:
-        return False, context.run(coroutine.send, None)
-    except StopIteration as done:
-        return True, done.value
+        while True:
+            try:
+                if error is None:
+                    waiting = context.run(coroutine.send, send)
+                else:
+                    waiting = context.run(coroutine.throw, error)
+            except StopIteration as done:
+                return True, done.value
+            if type(waiting) is not _sync.SyncCall:
+                return False, waiting
+            asyncio.events._set_running_loop(None)
+            state.driving = False
+            try:
+                send, error = context.run(waiting.fn, *waiting.args, **waiting.kwargs), None
+            except BaseException as exc:  # noqa: BLE001 - handed to the coroutine, as sync_to_async does
+                send, error = None, exc
+            finally:
+                state.driving = True
+                asyncio.events._set_running_loop(loop)
     finally:
+        state.driving = False
         asyncio.events._set_running_loop(None)
 
 
