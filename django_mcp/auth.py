@@ -34,10 +34,12 @@ async def can_use(entry: Any, request: McpRequest) -> bool:
         if user is None or not getattr(user, "is_active", False):
             return False
         checker = getattr(user, "ahas_perms", None)
-        if checker is not None:
-            allowed = await sync_or_async(user.has_perms, checker, entry.permissions)
-        else:
+        if checker is None:
             allowed = await run_sync(user.has_perms, entry.permissions)
+        elif (sync := getattr(user, "has_perms", None)) is not None:
+            allowed = await sync_or_async(sync, checker, entry.permissions)
+        else:
+            allowed = await checker(entry.permissions)
         if not allowed:
             return False
     if entry.has_authorize:
