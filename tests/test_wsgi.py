@@ -362,3 +362,26 @@ def test_an_async_tool_that_waits_still_answers_in_a_loop(monkeypatch: pytest.Mo
     assert (status, json.loads(answer)["result"]["content"]) == (200, [{"type": "text", "text": "later"}])
     # Only what awaits the event loop needs one: its thread, for this request.
     assert (seen.threads, seen.loops) == (1, 1)
+
+
+def test_a_caller_known_by_its_session_cookie_starts_no_thread(
+    app: McpWSGIApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.conf import settings
+    from django.test import Client
+
+    from tests.calls import started
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("wsgi-cookie"))
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    data, headers = _tool_call()
+
+    with started(monkeypatch) as seen:
+        status, _headers, body = call(
+            app, environ(data, headers={**headers, "Cookie": cookie}, length=len(data))
+        )
+
+    assert (status, json.loads(body)["result"]["isError"]) == (200, False)
+    # The session and its user are read in this thread, inline.
+    assert (seen.threads, seen.loops) == (0, 0)
