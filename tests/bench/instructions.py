@@ -12,7 +12,8 @@ Each way and scenario is served in-process as ``inprocess.py`` serves it
 the warm-up and once with ``--many``. The difference of the two totals,
 divided by the difference of the request counts, is the instructions per
 request with start-up, imports and warm-up taken away. Slow (callgrind
-runs Python some fifty times slower), exact to a fraction of a percent.
+runs Python some fifty times slower); the same code counted twice differs
+by up to about 2.5% (hash seeds and memory layout), whatever the load.
 Not collected by pytest.
 """
 
