@@ -19,8 +19,7 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar
 
-from asgiref.sync import sync_to_async
-
+from django_mcp._sync import run_sync, sync_or_async
 from django_mcp.request import McpRequest
 
 __all__ = ["can_use", "can_use_unknown", "find_usable"]
@@ -35,10 +34,12 @@ async def can_use(entry: Any, request: McpRequest) -> bool:
         if user is None or not getattr(user, "is_active", False):
             return False
         checker = getattr(user, "ahas_perms", None)
-        if checker is not None:
-            allowed = await checker(entry.permissions)
+        if checker is None:
+            allowed = await run_sync(user.has_perms, entry.permissions)
+        elif (sync := getattr(user, "has_perms", None)) is not None:
+            allowed = await sync_or_async(sync, checker, entry.permissions)
         else:
-            allowed = await sync_to_async(user.has_perms)(entry.permissions)
+            allowed = await checker(entry.permissions)
         if not allowed:
             return False
     if entry.has_authorize:
@@ -46,7 +47,7 @@ async def can_use(entry: Any, request: McpRequest) -> bool:
         if inspect.iscoroutinefunction(hook):
             verdict = await hook(request)
         else:
-            verdict = await sync_to_async(hook, thread_sensitive=True)(request)
+            verdict = await run_sync(hook, request)
         return bool(verdict)
     return True
 

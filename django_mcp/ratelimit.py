@@ -36,11 +36,11 @@ import time
 import urllib.parse
 from typing import Any, Final
 
-from asgiref.sync import sync_to_async
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
 
 from django_mcp._callers import caller_identity
+from django_mcp._sync import run_sync, sync_or_async
 from django_mcp.conf import get_setting
 from django_mcp.request import McpRequest
 
@@ -166,19 +166,19 @@ async def allow_tool_call(request: McpRequest, tool_name: str, *, rate: str | No
 async def _increment(cache: BaseCache, key: str, *, timeout: int) -> int:
     # A window's key is never read after the window ends, so expiring it one
     # period after creation only frees memory.
-    if await cache.aadd(key, 1, timeout=timeout):
+    if await sync_or_async(cache.add, cache.aadd, key, 1, timeout=timeout):
         return 1
     try:
         return await _incr(cache, key)
     except ValueError:
         # The key expired between add() and incr(): start the window again.
-        await cache.aadd(key, 0, timeout=timeout)
+        await sync_or_async(cache.add, cache.aadd, key, 0, timeout=timeout)
         return await _incr(cache, key)
 
 
 async def _incr(cache: BaseCache, key: str) -> int:
     if type(cache).aincr is not BaseCache.aincr:
-        value: Any = await cache.aincr(key)
+        value: Any = await sync_or_async(cache.incr, cache.aincr, key)
     else:
-        value = await sync_to_async(cache.incr, thread_sensitive=True)(key)
+        value = await run_sync(cache.incr, key)
     return int(value)

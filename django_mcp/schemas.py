@@ -23,7 +23,7 @@ or the structured result of a tool. Validation happens in two stages:
    valid. Every rule runs and *all* failures are reported together. A rule
    fails by raising ``ValueError`` (or ``SchemaValidationError`` for several
    errors or deeper paths). Any other exception is a bug and propagates.
-   Sync rules run through ``sync_to_async(thread_sensitive=True)`` so they
+   Sync rules run through ``_sync.run_sync`` (thread-sensitive) so they
    may use the Django ORM; async rules are awaited. Rules run one after the
    other, never concurrently, in a fixed order: rules of nested Struct values
    first (field order, then item order), then the object's own rules in
@@ -74,8 +74,8 @@ from typing import Any, ClassVar, Final, Self, TypeVar, dataclass_transform, ove
 
 import msgspec
 import msgspec.inspect as mi
-from asgiref.sync import sync_to_async
 
+from django_mcp._sync import run_sync
 from django_mcp.exceptions import SchemaValidationError
 
 __all__ = ["DECIMAL_PATTERN", "Schema", "has_rules", "json_schema_for", "rule", "schema_error", "validate"]
@@ -550,8 +550,7 @@ async def _run(calls: list[_Call]) -> list[_Error]:
             end += 1
         # thread_sensitive: sync rules may use the ORM, which must stay on
         # the thread Django uses for sync code.
-        run = sync_to_async(_run_sync, thread_sensitive=True)
-        errors.extend(await run(calls[start:end]))
+        errors.extend(await run_sync(_run_sync, calls[start:end]))
         start = end
     return errors
 

@@ -14,12 +14,14 @@ endpoint as the view (``django_mcp.transports._endpoint``) and its reply
 back, building no Django ``HttpRequest`` or ``HttpResponse`` (Django's
 request only if something asks for it, as on ``McpASGIApp``) and running
 no middleware. The endpoint's coroutine is driven by
-``_bridge.SyncDriver``: a request that never waits (an async tool, an
-anonymous or token-authenticated caller) completes in the worker's thread
-with no event loop run; one that waits carries on in a loop while its sync
-work runs in the worker's thread, whose database connection it shares. As
-under Django's WSGI handler, ``request_started`` and ``request_finished``
-are sent, so database connections are managed as usual.
+``_bridge.SyncDriver``: a request whose work is sync (a sync tool, a
+session read) or that never waits completes in the worker's thread, the
+sync work called inline, with no thread started and no event loop run; one
+that awaits the loop itself (an async tool that sleeps) carries on in a
+loop while its sync work runs in the worker's thread, whose database
+connection it shares. As under Django's WSGI handler, ``request_started``
+and ``request_finished`` are sent, so database connections are opened,
+reused and closed as usual (``CONN_MAX_AGE``, ``CONN_HEALTH_CHECKS``).
 
 An answer that streams (progress or log notifications before the result)
 is sent event by event from the worker's thread, which is the request's

@@ -14,15 +14,18 @@ prints the same figure for every way to serve.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
 import gc
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
 
-__all__ = ["apython_calls", "python_calls", "without_wire_hooks"]
+__all__ = ["Started", "apython_calls", "python_calls", "started", "without_wire_hooks"]
 
 _T = TypeVar("_T")
 
@@ -87,3 +90,32 @@ def without_wire_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
         wrapped = getattr(getattr(owner, name), "__wrapped__", None)
         if wrapped is not None:
             monkeypatch.setattr(owner, name, wrapped)
+
+
+@dataclasses.dataclass
+class Started:
+    """What ``started()`` counted: threads started and event loops run."""
+
+    threads: int = 0
+    loops: int = 0
+
+
+@contextlib.contextmanager
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[Started]:
+    """Count, while the block runs, ``threading.Thread.start`` calls and event loops run (``run_forever``)."""
+    seen = Started()
+    start = threading.Thread.start
+    run_forever = asyncio.BaseEventLoop.run_forever
+
+    def counted_start(thread: threading.Thread) -> None:
+        seen.threads += 1
+        start(thread)
+
+    def counted_run_forever(loop: asyncio.BaseEventLoop) -> None:
+        seen.loops += 1
+        run_forever(loop)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(threading.Thread, "start", counted_start)
+        patch.setattr(asyncio.BaseEventLoop, "run_forever", counted_run_forever)
+        yield seen

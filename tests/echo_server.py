@@ -1,7 +1,10 @@
-"""The smallest server worth measuring: one async ``echo`` tool, mounted at ``/echo/mcp``.
+"""The smallest servers worth measuring: an async ``echo`` tool, a sync ORM tool.
 
-Tests bounding the Python calls of one request use it with
-``pytest.mark.urls("tests.echo_server")``, through every way to serve.
+``EchoServer`` is mounted at ``/echo/mcp``, ``OrmServer`` (ten rows read) at ``/orm/mcp``.
+
+Tests bounding the Python calls (and threads) of one request use them with
+``pytest.mark.urls("tests.echo_server")``, through every way to serve; a
+bare Django view beside each answers the same call, for comparison.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 from typing import Any
 
 import msgspec
+from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
@@ -18,11 +22,26 @@ from django_mcp import McpResponse, Server, Tool
 from django_mcp.schemas import Schema
 from tests.wire import modern_headers, tool_request
 
-__all__ = ["FLOOR_URL", "URL", "EchoServer", "echo_request", "floor", "urlpatterns"]
+__all__ = [
+    "FLOOR_URL",
+    "ORM_FLOOR_URL",
+    "ORM_URL",
+    "URL",
+    "EchoServer",
+    "OrmServer",
+    "echo_request",
+    "floor",
+    "orm_floor",
+    "orm_request",
+    "urlpatterns",
+]
 
 URL = "/echo/mcp"
 #: A bare Django view answering the same call, for comparison.
 FLOOR_URL = "/echo/floor"
+ORM_URL = "/orm/mcp"
+#: A bare sync Django view doing the same ORM read.
+ORM_FLOOR_URL = "/orm/floor"
 
 
 class EchoInput(Schema):
@@ -47,6 +66,33 @@ class EchoServer(Server):
     tools = (EchoTool,)
 
 
+def first_usernames() -> str:
+    """Read ten rows through the ORM (sync): the usernames, comma-separated."""
+    return ",".join(get_user_model().objects.order_by("pk").values_list("username", flat=True)[:10])
+
+
+class UsersTool(Tool):
+    """A sync tool reading ten rows through the ORM."""
+
+    name = "users"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text(first_usernames())
+
+
+class OrmServer(Server):
+    """One sync ORM tool, nothing that needs the caller's identity."""
+
+    name = "orm"
+    tools = (UsersTool,)
+
+
+def orm_request() -> tuple[bytes, dict[str, str]]:
+    """Return the body and the MCP headers of one 2026-07-28 ``users`` call."""
+    body: dict[str, Any] = tool_request("users", {})
+    return json.dumps(body).encode(), modern_headers(body)
+
+
 def echo_request() -> tuple[bytes, dict[str, str]]:
     """Return the body and the MCP headers of one 2026-07-28 ``echo`` call."""
     body: dict[str, Any] = tool_request("echo", {"text": "hello"})
@@ -63,4 +109,18 @@ def floor(request: HttpRequest) -> HttpResponse:
     return HttpResponse(answer, content_type="application/json")
 
 
-urlpatterns = [path(URL.lstrip("/"), EchoServer.as_view()), path(FLOOR_URL.lstrip("/"), floor)]
+@csrf_exempt
+def orm_floor(request: HttpRequest) -> HttpResponse:
+    """Answer a ``users`` call with the same ORM read and msgspec alone."""
+    message = msgspec.json.decode(request.body)
+    result = {"content": [{"type": "text", "text": first_usernames()}], "isError": False}
+    answer = msgspec.json.encode({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    return HttpResponse(answer, content_type="application/json")
+
+
+urlpatterns = [
+    path(URL.lstrip("/"), EchoServer.as_view()),
+    path(FLOOR_URL.lstrip("/"), floor),
+    path(ORM_URL.lstrip("/"), OrmServer.as_view()),
+    path(ORM_FLOOR_URL.lstrip("/"), orm_floor),
+]

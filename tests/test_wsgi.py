@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
 
@@ -289,3 +290,98 @@ def test_an_echo_tool_call_makes_fewer_python_calls_than_a_bare_django_view(
     # The floor is a Django view that only decodes and encodes with msgspec,
     # behind the project's middleware.
     assert counted["mcp"] < counted["floor"]
+
+
+@pytest.mark.urls("tests.echo_server")
+def test_a_sync_orm_tool_call_starts_no_thread_and_runs_no_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.calls import started
+    from tests.echo_server import ORM_URL, orm_request
+
+    get_user_model().objects.create_user("wsgi-orm")
+    app = McpWSGIApp(get_wsgi_application())
+    data, headers = orm_request()
+    call(app, environ(data, headers=headers, length=len(data), PATH_INFO=ORM_URL))  # warm
+
+    with started(monkeypatch) as seen:
+        answers = [
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=ORM_URL)) for _ in range(5)
+        ]
+
+    assert [(status, json.loads(body)["result"]["content"]) for status, _headers, body in answers] == [
+        (200, [{"type": "text", "text": "wsgi-orm"}])
+    ] * 5
+    # As in a bare sync Django view: the tool ran in this thread, inline.
+    assert (seen.threads, seen.loops) == (0, 0)
+
+
+@pytest.mark.urls("tests.echo_server")
+def test_a_sync_orm_tool_call_makes_no_more_python_calls_than_a_bare_django_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.calls import python_calls, without_wire_hooks
+    from tests.echo_server import ORM_FLOOR_URL, ORM_URL, orm_request
+
+    without_wire_hooks(monkeypatch)
+    get_user_model().objects.create_user("wsgi-orm")
+    data, headers = orm_request()
+    counted = {}
+    for name, app, path in (
+        ("mcp", McpWSGIApp(get_wsgi_application()), ORM_URL),
+        ("floor", get_wsgi_application(), ORM_FLOOR_URL),
+    ):
+        for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        request = functools.partial(environ, data, headers=headers, length=len(data), PATH_INFO=path)
+        counted[name], (status, _headers, body) = python_calls(
+            lambda app=app, request=request: call(app, request())
+        )
+        content = json.loads(body)["result"]["content"]
+        assert (status, content) == (200, [{"type": "text", "text": "wsgi-orm"}])
+
+    # The same ten-row read in a bare sync view behind the project's
+    # middleware; before the sync work was made inline, McpWSGIApp's
+    # thread, loop and wake-ups cost it hundreds of calls more.
+    assert counted["mcp"] < counted["floor"], counted
+
+
+@pytest.mark.urls("tests.transports.test_bridge")
+def test_an_async_tool_that_waits_still_answers_in_a_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.calls import started
+
+    app = McpWSGIApp(get_wsgi_application())
+    body = tool_request("waiting", {"text": "later"})
+    data = json.dumps(body).encode()
+
+    with started(monkeypatch) as seen:
+        status, _headers, answer = call(
+            app, environ(data, headers=modern_headers(body), length=len(data), PATH_INFO="/mcp")
+        )
+
+    assert (status, json.loads(answer)["result"]["content"]) == (200, [{"type": "text", "text": "later"}])
+    # Only what awaits the event loop needs one: its thread, for this request.
+    assert (seen.threads, seen.loops) == (1, 1)
+
+
+def test_a_caller_known_by_its_session_cookie_starts_no_thread(
+    app: McpWSGIApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.conf import settings
+    from django.test import Client
+
+    from tests.calls import started
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("wsgi-cookie"))
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    data, headers = _tool_call()
+
+    with started(monkeypatch) as seen:
+        status, _headers, body = call(
+            app, environ(data, headers={**headers, "Cookie": cookie}, length=len(data))
+        )
+
+    assert (status, json.loads(body)["result"]["isError"]) == (200, False)
+    # The session and its user are read in this thread, inline.
+    assert (seen.threads, seen.loops) == (0, 0)

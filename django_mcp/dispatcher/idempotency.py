@@ -45,11 +45,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import msgspec
-from asgiref.sync import sync_to_async
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from django_mcp._callers import caller_principal
+from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.context import Call
 from django_mcp.exceptions import InvalidParams
@@ -194,7 +194,8 @@ async def hold(call: Call, *, tool: str, arguments: Mapping[str, Any], key: str)
     """Reserve ``key`` for this admitted call, or return the answer when it is taken."""
     request = call.request
     digest = arguments_hash(arguments)
-    reservation = await sync_to_async(reserve)(
+    reservation = await run_sync(
+        reserve,
         server=call.compiled.key,
         caller=caller_principal(request.user, request.client_address),
         tool=tool,

@@ -1,7 +1,7 @@
 """Call a component method the way its compiled ``Handler`` plan says.
 
-Sync methods run through ``sync_to_async`` (thread-sensitive, so ORM code
-works); generator methods may yield ``McpResponse.progress(...)`` updates
+Sync methods run through ``_sync.run_sync`` (thread-sensitive, so ORM code
+works; made at once under the WSGI driver); generator methods may yield ``McpResponse.progress(...)`` updates
 before their final responses. Progress becomes ``notifications/progress``
 only when the request carried a progress token, and only while strictly
 increasing (MCP 2026-07-28 basic/patterns/progress).
@@ -13,9 +13,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.signals import got_request_exception
 
+from django_mcp._sync import run_sync
 from django_mcp.dispatcher.context import Call
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
@@ -51,7 +51,7 @@ async def invoke(
         value = await method(**kwargs)
         return list(value) if isinstance(value, list | tuple) else [value]
     if handler.kind == "sync":
-        _collect(await sync_to_async(method, thread_sensitive=True)(**kwargs), produced)
+        _collect(await run_sync(method, **kwargs), produced)
         return produced
     tracker = _ProgressTracker(call, emit)
     if handler.kind == "asyncgen":
@@ -59,9 +59,8 @@ async def invoke(
             if not tracker.consume(item):
                 _collect(item, produced)
     else:
-        generator = await sync_to_async(method, thread_sensitive=True)(**kwargs)
-        step = sync_to_async(_next, thread_sensitive=True)
-        while (item := await step(generator)) is not _DONE:
+        generator = await run_sync(method, **kwargs)
+        while (item := await run_sync(_next, generator)) is not _DONE:
             if not tracker.consume(item):
                 _collect(item, produced)
     return produced

@@ -38,6 +38,7 @@ from typing import Any, Final, TypeGuard
 
 from django.core.cache import caches
 
+from django_mcp._sync import sync_or_async
 from django_mcp.dispatcher.codec import encoded_size
 from django_mcp.dispatcher.subscriptions import watches
 from django_mcp.exceptions import InvalidParams, SessionBusy
@@ -154,7 +155,7 @@ class LegacySession(SessionState):
                 max_size=max_size,
             )
             # add(), not set(): a new session never overwrites a stored one.
-            if await cache.aadd(_PREFIX + session.id, session._state(), timeout):
+            if await sync_or_async(cache.add, cache.aadd, _PREFIX + session.id, session._state(), timeout):
                 return session
 
     @classmethod
@@ -170,11 +171,11 @@ class LegacySession(SessionState):
     ) -> LegacySession | None:
         """Return the stored session, or None if unknown, expired, another server's or owner's."""
         cache = cls._cache(cache_alias)
-        data = await cache.aget(_PREFIX + session_id)
+        data = await sync_or_async(cache.get, cache.aget, _PREFIX + session_id)
         if not _belongs(data, server, owner):
             return None
         # Every request of a session renews it: the timeout is an idle one.
-        await cache.atouch(_PREFIX + session_id, timeout)
+        await sync_or_async(cache.touch, cache.atouch, _PREFIX + session_id, timeout)
         return cls(**data, cache_alias=cache_alias, timeout=timeout, max_size=max_size)
 
     def _state(self) -> dict[str, Any]:

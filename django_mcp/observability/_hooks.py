@@ -19,9 +19,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import sync_to_async
-
 from django_mcp._callers import client_address
+from django_mcp._sync import run_sync
 from django_mcp.exceptions import ToolNotFound
 from django_mcp.observability import audit, refresh
 from django_mcp.observability._record import CallRecord, component_of, outcome_of, transport_of
@@ -98,7 +97,7 @@ async def observe_request(
         mode, compiled, record.method, record.component, unseen=record.unseen
     ):
         try:
-            await sync_to_async(_audit)(record, compiled, dispatcher.settings)
+            await run_sync(_audit, record, compiled, dispatcher.settings)
         except Exception:  # the audit never fails the call it records
             logger.exception("Could not audit %s %s", record.method, record.component)
     return reply

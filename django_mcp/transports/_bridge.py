@@ -5,17 +5,21 @@ view under Django's WSGI handler both serve through it (``run`` for the
 answer, ``stream`` for an event stream, ``close`` when the response ends).
 It does what ``async_to_sync`` does, only later and less often:
 
-* the coroutine's first step runs in the calling thread, with that
-  thread's own idle event loop marked running, so whatever the step
-  creates belongs to it; a request that never waits (an async tool, an
-  anonymous or token-authenticated caller) is answered right there, with no
-  thread started and no loop run;
-* a request that does wait (a sync tool, a session looked up in the
-  database) is carried on as ``async_to_sync`` would carry it: its loop
-  runs in a new thread while the calling thread runs the request's
-  thread-sensitive sync work (``CallerThread``, routed by asgiref's public
-  ``ThreadSensitiveContext(executor=...)``), so that work shares the
-  calling thread's database connection;
+* the coroutine runs in the calling thread, with that thread's own idle
+  event loop marked running, so whatever it creates belongs to it;
+* the sync work django_mcp awaits (``_sync.run_sync``: a sync tool, a
+  session or user looked up in the cache or the database) is handed to the
+  driver, which makes the call right there (the loop not marked running
+  meanwhile, as Django's ORM requires) and sends the result back in: a
+  request whose work is sync, or that never waits, is answered in the
+  calling thread with no thread started, no loop run and no wake-up across
+  threads, as a plain sync Django view would answer it;
+* a request that awaits anything else (an async tool's ``asyncio.sleep``,
+  a third party's ``sync_to_async``) is carried on as ``async_to_sync``
+  would carry it: its loop runs in a new thread while the calling thread
+  runs the request's thread-sensitive sync work (``CallerThread``, routed
+  by asgiref's public ``ThreadSensitiveContext(executor=...)``), so that
+  work shares the calling thread's database connection;
 * an answer that is an event stream is sent item by item from the calling
   thread (a WSGI response body), each item awaited in that loop, the sync
   work still run in the calling thread meanwhile; the loop thread ends with
@@ -34,8 +38,9 @@ Python 3.11 to 3.13 and asgiref 3.13):
   a raise and catch on every WSGI request costs more than the request's
   whole first step;
 * ``asyncio.events._set_running_loop``: marks the thread's loop running
-  for the first step (``asyncio.Runner`` would run a task, a loop
-  iteration and a context switch on every request);
+  while the coroutine steps in the calling thread, and not running while a
+  handed-over sync call is made (``asyncio.Runner`` would run a task, a
+  loop iteration and a context switch on every request);
 * ``SyncToAsync.threadlocal``: asgiref notes, in the thread that ran sync
   work, the loop it came from; an ``async_to_sync`` call made later in
   that thread would schedule onto that loop, which nobody runs then. What
@@ -58,6 +63,7 @@ from typing import Any, Final, TypeVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunction
 
+from django_mcp import _sync
 from django_mcp.transports._threads import CallerThread
 
 __all__ = ["SyncDriver", "coroutine_marks", "loop_is_running"]
@@ -136,7 +142,7 @@ class SyncDriver:
                 setattr(SyncToAsync.threadlocal, name, item)
 
     def _drive(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
-        """Return the coroutine's result: its first step here, the rest in the loop's thread."""
+        """Return the coroutine's result: stepped here until it awaits the loop, then in the loop's thread."""
         if self._runner is None:
             done, value = _first_step(coroutine, self.loop, self.context)
             if done:
@@ -171,16 +177,40 @@ def _copy_outcome(outcome: Future[Any], task: asyncio.Task[Any]) -> None:
 def _first_step(
     coroutine: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop, context: contextvars.Context
 ) -> tuple[bool, Any]:
-    """Run the coroutine's first step here, ``loop`` marked running.
+    """Run the coroutine here, ``loop`` marked running, until it finishes or waits on something else.
 
-    Return ``(True, result)`` when it finished, else ``(False, what it awaits)``.
+    The sync calls it hands over (``_sync.run_sync``) are made here, ``loop``
+    not marked running meanwhile (Django refuses ORM calls from a running
+    loop's thread), and their results (or errors) sent back in. Return
+    ``(True, result)`` when it finished, else ``(False, what it awaits)``.
     """
+    state = _sync.driving
+    send: Any = None
+    error: BaseException | None = None
     asyncio.events._set_running_loop(loop)
+    state.driving = True
     try:
-        return False, context.run(coroutine.send, None)
-    except StopIteration as done:
-        return True, done.value
+        while True:
+            try:
+                if error is None:
+                    waiting = context.run(coroutine.send, send)
+                else:
+                    waiting = context.run(coroutine.throw, error)
+            except StopIteration as done:
+                return True, done.value
+            if type(waiting) is not _sync.SyncCall:
+                return False, waiting
+            asyncio.events._set_running_loop(None)
+            state.driving = False
+            try:
+                send, error = context.run(waiting.fn, *waiting.args, **waiting.kwargs), None
+            except BaseException as exc:  # noqa: BLE001 - handed to the coroutine, as sync_to_async does
+                send, error = None, exc
+            finally:
+                state.driving = True
+                asyncio.events._set_running_loop(loop)
     finally:
+        state.driving = False
         asyncio.events._set_running_loop(None)
 
 

@@ -31,11 +31,11 @@ import importlib
 import inspect
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 from django.http import parse_cookie
 from django.utils.module_loading import import_string
 
+from django_mcp._sync import run_sync, sync_or_async
 from django_mcp.conf import get_django_settings, get_setting
 from django_mcp.dispatcher.codec import encode_error
 from django_mcp.exceptions import AuthenticationFailed, InvalidRequest
@@ -73,7 +73,7 @@ async def authenticate(exchange: HttpExchange, backends: tuple[str, ...]) -> tup
             if inspect.iscoroutinefunction(method):
                 user = await method(request)
             else:
-                user = await sync_to_async(method, thread_sensitive=True)(request)
+                user = await run_sync(method, request)
         except AuthenticationFailed as exc:
             # An invalid or expired token is refused even where anonymous
             # callers are welcome (MCP 2026-07-28 authorization, "Error Handling").
@@ -104,9 +104,10 @@ def find_session(exchange: HttpExchange) -> None:
 
 async def session_user(session: Any) -> Any:
     """Return the user ``session`` is logged in as (``AnonymousUser`` when none), as ``aget_user`` does."""
-    from django.contrib.auth import aget_user
+    from django.contrib.auth import aget_user, get_user
 
-    return await aget_user(_WithSession(session))  # type: ignore[arg-type]  # it reads .session only
+    # They read the request's .session only.
+    return await sync_or_async(get_user, aget_user, _WithSession(session))
 
 
 def attach_caller(request: Any, exchange: HttpExchange) -> None:

@@ -9,8 +9,8 @@ stream, a ``StreamingHttpResponse``. Every rule is the endpoint's.
 One view callable serves both handlers: under Django's ASGI handler (or
 inside any running event loop) it is a coroutine function, awaited as an
 async view; under Django's WSGI handler it is a sync view that drives the
-endpoint itself (``_bridge.SyncDriver``), with no event loop thread per
-request. An ``ASGIRequest`` always gets the coroutine, so code that awaits
+endpoint itself (``_bridge.SyncDriver``), its sync work called inline, with
+no event loop thread per request. An ``ASGIRequest`` always gets the coroutine, so code that awaits
 the view itself keeps working. The view is CSRF-exempt: MCP clients are
 not browsers with cookies; authentication is per request (``_identity.py``).
 

@@ -27,14 +27,17 @@ Ways (``--list``):
 
 Scenarios: ``echo`` (``tools/call``), ``structured`` (a tool with an output
 schema), ``resource`` (``resources/read`` of a URI template), ``prompt``
-(``prompts/get``) and ``list`` (``tools/list`` of the 10-tool catalog), all
-2026-07-28, each reply checked in full once.
+(``prompts/get``), ``list`` (``tools/list`` of the 10-tool catalog) and
+``orm`` (``tools/call`` of the sync ``orm_lookup`` tool: ten rows read
+through the ORM from a SQLite file made for the run, as run.py makes it),
+all 2026-07-28, each reply checked in full once.
 
 Figures per request: CPU microseconds (``time.process_time``, every thread
 of the process, of the fastest of ten batches: other work on the machine
 only adds time) and Python function calls (profile
 ``call`` events in every thread, counted on one warmed-up request;
-C functions are not counted). Each way runs in a process of its own, as the
+C functions are not counted) and threads started (``threading.Thread.start``
+calls, over 100 warmed-up requests). Each way runs in a process of its own, as the
 servers' app files configure Django settings. The call count is exact and
 repeatable for one Python and Django version; the CPU time is not, so quote
 it from a quiet machine. Not collected by pytest.
@@ -57,8 +60,10 @@ import io
 import json
 import os
 import pstats
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -86,6 +91,8 @@ class Way:
     module: str
     attribute: str
     interface: str  # "asgi" or "wsgi"
+    #: Whether it serves the ``orm_lookup`` tool (the bare ASGI app has no ORM).
+    orm: bool = True
 
 
 WAYS: dict[str, Way] = {
@@ -95,7 +102,7 @@ WAYS: dict[str, Way] = {
         Way("plain-asgi", "Server.as_view() under Django's ASGI handler", "ours", "application", "asgi"),
         Way("fast-wsgi", "McpWSGIApp", "ours", "fast_wsgi", "wsgi"),
         Way("plain-wsgi", "Server.as_view() under Django's WSGI handler", "ours", "wsgi_application", "wsgi"),
-        Way("floor-asgi", "floor: bare ASGI app + msgspec", "floor_asgi", "app", "asgi"),
+        Way("floor-asgi", "floor: bare ASGI app + msgspec", "floor_asgi", "app", "asgi", orm=False),
         Way(
             "floor-django-async",
             "floor: bare async Django view + msgspec",
@@ -160,6 +167,13 @@ SCENARIOS: dict[str, Scenario] = {
             {"name": "greet", "arguments": {"name": "Ada"}},
             "greet",
             lambda result: result["messages"][0]["content"] == {"type": "text", "text": "Say hello to Ada."},
+        ),
+        Scenario(
+            "orm",
+            "tools/call",
+            {"name": "orm_lookup", "arguments": {"item_id": 7}},
+            "orm_lookup",
+            _text_is("item-7"),
         ),
         Scenario(
             "list",
@@ -365,6 +379,24 @@ def count_calls(driver: AsgiDriver | WsgiDriver) -> tuple[int, tuple[int, bytes]
     return calls - 1, answer
 
 
+def count_threads(driver: AsgiDriver | WsgiDriver, requests: int) -> float:
+    """Return the threads started per request (``threading.Thread.start`` calls) over ``requests``."""
+    started = 0
+    start = threading.Thread.start
+
+    def counted(thread: threading.Thread) -> None:
+        nonlocal started
+        started += 1
+        start(thread)
+
+    threading.Thread.start = counted  # type: ignore[method-assign]
+    try:
+        driver.many(requests)
+    finally:
+        threading.Thread.start = start  # type: ignore[method-assign]
+    return started / requests
+
+
 def check(scenario: Scenario, status: int, body: bytes) -> None:
     """Raise ``SystemExit`` unless the answer is the scenario's correct result."""
     if status != 200:
@@ -396,8 +428,20 @@ def _telemetry_on() -> None:
     metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
 
 
+def _database() -> str:
+    """Return a new SQLite file holding ``bench_item`` (100 rows), as run.py makes it."""
+    path = Path(tempfile.mkdtemp(prefix="inprocess-")) / "bench.sqlite3"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE bench_item (id INTEGER PRIMARY KEY, name VARCHAR(50) NOT NULL)")
+        connection.executemany(
+            "INSERT INTO bench_item VALUES (?, ?)", [(i, f"item-{i}") for i in range(1, 101)]
+        )
+    return str(path)
+
+
 def _load(way: Way) -> Any:
-    os.environ.setdefault("BENCH_DB", ":memory:")
+    if "BENCH_DB" not in os.environ:
+        os.environ["BENCH_DB"] = _database()
     if os.environ.get("BENCH_TELEMETRY"):
         _telemetry_on()
     sys.path[:0] = [str(SERVERS), str(ROOT)]
@@ -412,6 +456,8 @@ def worker(
     app = _load(way)
     rows = []
     for scenario in scenarios:
+        if scenario.key == "orm" and not way.orm:
+            continue
         body, headers = request_parts(scenario)
         driver: AsgiDriver | WsgiDriver = (AsgiDriver if way.interface == "asgi" else WsgiDriver)(
             app, body, headers
@@ -420,6 +466,7 @@ def worker(
         driver.many(max(requests // 10, 50))  # warm-up: caches, pools, connections
         calls, answer = count_calls(driver)
         check(scenario, *answer)
+        threads = count_threads(driver, 100)
         if profile:
             profiler = cProfile.Profile()
             profiler.enable()
@@ -442,6 +489,7 @@ def worker(
                 "way": way.key,
                 "scenario": scenario.key,
                 "calls": calls,
+                "threads": threads,
                 "cpu_us": round(cpu / requests * 1e6, 1),
                 "requests": requests,
             }
@@ -477,7 +525,7 @@ def _versions(python: str) -> str:
 
 
 def table(rows: list[dict[str, Any]], scenarios: list[str]) -> str:
-    """Return the rows as a Markdown table: one line per way, ``calls / µs`` per scenario."""
+    """Return the rows as a Markdown table: one line per way, ``calls / µs / threads`` per scenario."""
     lines = [
         "| way | " + " | ".join(scenarios) + " |",
         "|---|" + "---:|" * len(scenarios),
@@ -487,7 +535,9 @@ def table(rows: list[dict[str, Any]], scenarios: list[str]) -> str:
         if not cells:
             continue
         values = [
-            f"{cells[name]['calls']} / {cells[name]['cpu_us']:.1f}" if name in cells else ""
+            f"{cells[name]['calls']} / {cells[name]['cpu_us']:.1f} / {cells[name].get('threads', 0):g}"
+            if name in cells
+            else ""
             for name in scenarios
         ]
         lines.append(f"| {way.title} | " + " | ".join(values) + " |")
@@ -540,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
     observed = ", OpenTelemetry SDK on" if args.telemetry else ""
     print(
         f"In-process, {args.requests} requests per cell{observed}, {versions}; "
-        "Python calls / CPU µs per request\n"
+        "Python calls / CPU µs / threads started, per request\n"
     )
     print(table(rows, scenarios))
     if args.json:

@@ -1450,3 +1450,38 @@ def test_the_view_under_djangos_wsgi_handler_costs_at_most_100_python_calls_more
     # Both go through the same handler and middleware; the bare view only
     # decodes and encodes with msgspec.
     assert counted[URL] - counted[FLOOR_URL] <= 100
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.echo_server")
+def test_a_sync_orm_tool_under_djangos_wsgi_handler_starts_no_thread_and_costs_a_bare_views_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.contrib.auth import get_user_model
+    from django.core.wsgi import get_wsgi_application
+
+    from tests.calls import python_calls, started, without_wire_hooks
+    from tests.echo_server import ORM_FLOOR_URL, ORM_URL, orm_request
+    from tests.test_wsgi import call, environ
+
+    without_wire_hooks(monkeypatch)
+    get_user_model().objects.create_user("view-orm")
+    app = get_wsgi_application()
+    data, headers = orm_request()
+    counted = {}
+    for path in (ORM_URL, ORM_FLOOR_URL):
+        for _ in range(3):  # warm: caches, connections
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        counted[path], (status, _headers, body) = python_calls(
+            lambda path=path: call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+        )
+        content = json.loads(body)["result"]["content"]
+        assert (status, content) == (200, [{"type": "text", "text": "view-orm"}])
+    with started(monkeypatch) as seen:
+        for _ in range(5):
+            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=ORM_URL))
+
+    # The sync tool runs inline in the worker's thread, as the bare view's
+    # read does: no thread, no event loop.
+    assert (seen.threads, seen.loops) == (0, 0)
+    assert counted[ORM_URL] - counted[ORM_FLOOR_URL] <= 120, counted

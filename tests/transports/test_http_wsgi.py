@@ -7,8 +7,8 @@ alone, where the plain view is called as a sync view (``DualView``).
 The tests below pin what WSGI changes: a single-threaded WSGI server (as
 this harness says it is) holds no long-lived stream (listen, a session's
 GET), while request-scoped streams (progress) are sent from the worker's
-thread; and the fallback to an event loop when a request waits (a sync
-tool, a session cookie looked up in the database).
+thread; and the sync work (a sync tool, a session cookie looked up in the
+database) made in the worker's thread.
 """
 
 from __future__ import annotations

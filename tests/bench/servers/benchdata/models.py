@@ -1,4 +1,4 @@
-"""``Item``: the row the ORM scenario reads; the table is made by run.py."""
+"""``Item``: the rows the ORM scenario reads; the table is made by run.py (or inprocess.py)."""
 
 from __future__ import annotations
 
@@ -18,5 +18,6 @@ class Item(models.Model):
 
 
 def item_name(item_id: int) -> str:
-    """Return the item's name: one indexed SELECT (synchronous ORM)."""
-    return Item.objects.values_list("name", flat=True).get(pk=item_id)
+    """Return the item's name: one SELECT of ten rows from it on (synchronous ORM)."""
+    names = list(Item.objects.filter(pk__gte=item_id).order_by("pk").values_list("name", flat=True)[:10])
+    return names[0]

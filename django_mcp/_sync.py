@@ -1,0 +1,71 @@
+"""Await sync work: made at once by the WSGI driver, in asgiref's thread-sensitive thread elsewhere.
+
+django_mcp awaits its own sync work (a sync tool, a sync validation rule,
+a cache or ORM read) through ``run_sync`` or ``sync_or_async``:
+
+* under an event loop, ``run_sync(fn, ...)`` is
+  ``sync_to_async(fn, thread_sensitive=True)(...)`` and ``sync_or_async``
+  awaits the async twin (a cache's ``aget``, a user's ``ahas_perms``);
+* while the WSGI driver (``transports._bridge.SyncDriver``) steps a
+  request's coroutine in the request's own thread, both hand the sync call
+  to the driver (the awaitable yields it), which makes it right there and
+  sends the result back in: the coroutine never suspends, so the request
+  starts no thread, runs no event loop and needs no wake-up across threads.
+  The work runs in the thread that serves the request, with its database
+  connection, as in a plain sync Django view.
+
+Anything else awaited under the driver (an async tool's ``asyncio.sleep``,
+a third party's ``sync_to_async``) is what it always was: the driver then
+carries the request on in an event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+
+__all__ = ["SyncCall", "driving", "run_sync", "sync_or_async"]
+
+_T = TypeVar("_T")
+
+
+class _State(threading.local):
+    #: True while the WSGI driver steps a coroutine in this thread.
+    driving = False
+
+
+driving = _State()
+"""This thread's state: ``driving.driving`` is set by the WSGI driver only."""
+
+
+class SyncCall:
+    """A sync call handed to the driver: awaiting it yields it, and returns what the driver sends back."""
+
+    __slots__ = ("args", "fn", "kwargs")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self)
+
+
+def run_sync(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Awaitable[_T]:
+    """Return an awaitable of ``fn(*args, **kwargs)``, run where the request's sync work runs."""
+    if driving.driving:
+        return SyncCall(fn, args, kwargs)
+    return sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
+
+
+def sync_or_async(
+    sync: Callable[..., _T], asynchronous: Callable[..., Awaitable[_T]], /, *args: Any, **kwargs: Any
+) -> Awaitable[_T]:
+    """Return ``asynchronous(...)``, or under the WSGI driver ``sync(...)`` made at once."""
+    if driving.driving:
+        return SyncCall(sync, args, kwargs)
+    return asynchronous(*args, **kwargs)
