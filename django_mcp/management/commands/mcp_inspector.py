@@ -7,7 +7,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from django_mcp.inspector import INSPECTOR_PACKAGE, INSPECTOR_VERSION, InspectorError, inspector_launch
+from django_mcp.inspector import (
+    INSPECTOR_PACKAGE,
+    INSPECTOR_VERSION,
+    InspectorError,
+    answers,
+    inspector_launch,
+)
 
 __all__ = ["Command"]
 
@@ -29,8 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("server", nargs="?", metavar="SERVER", help="Web path or local name.")
         parser.add_argument(
             "--base-url",
-            default="http://127.0.0.1:8000",
-            help="Where the site serves a web server's URL (default: http://127.0.0.1:8000).",
+            help="Where the site serves a web server's URL (default: http://127.0.0.1:$PORT, "
+            "port 8000 when PORT is unset).",
         )
         parser.add_argument(
             "--protocol-era",
@@ -57,6 +63,11 @@ class Command(BaseCommand):
             )
         except InspectorError as exc:
             raise CommandError(str(exc)) from None
+        if launch.transport == "http" and not answers(launch.target):
+            self.stderr.write(
+                f"Warning: nothing answers at {launch.target}. Start the site first; if it serves "
+                "on another port or host, name it with --base-url http://HOST:PORT (or set PORT)."
+            )
         if options["print"]:
             self.stdout.write(shlex.join(launch.command))
             return
