@@ -45,7 +45,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, Literal
-
 from urllib.parse import urlsplit
 
 from django.urls import NoReverseMatch, reverse

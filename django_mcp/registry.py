@@ -178,7 +178,11 @@ class Registry:
 
     def check_mounted(self) -> None:
         """Raise ``ImproperlyConfigured`` naming every registered or mounted server that does not compile."""
-        served = {*self.mounted_servers().values(), *self.web_servers().values(), *self.local_servers().values()}
+        served = {
+            *self.mounted_servers().values(),
+            *self.web_servers().values(),
+            *self.local_servers().values(),
+        }
         broken = [f"{_qual(server)}: {exc}" for server, exc in self._broken.items() if server in served]
         if broken:
             raise ImproperlyConfigured(

@@ -1458,7 +1458,7 @@ def test_reserved_metadata_keys_are_w010(servers: None, settings: Any, tmp_path:
 
 # ------------------------------------------------- E015 from manage.py check
 
-BROKEN_APP = '''
+BROKEN_APP = """
 import os
 
 import django_mcp
@@ -1485,8 +1485,8 @@ class BrokenServer(Server):
 
 if os.environ["BROKEN"] == "web":
     django_mcp.web("broken", BrokenServer)
-'''
-BROKEN_URLS = '''
+"""
+BROKEN_URLS = """
 import os
 
 from django.urls import include, path
@@ -1496,13 +1496,13 @@ from brokenapp.mcp import BrokenServer
 urlpatterns = [path("mcp/", include("django_mcp.urls"))]
 if os.environ["BROKEN"] == "view":
     urlpatterns.append(path("broken", BrokenServer.as_view()))
-'''
-BROKEN_SETTINGS = '''
+"""
+BROKEN_SETTINGS = """
 SECRET_KEY = "checks-test"
 INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes", "django_mcp", "brokenapp"]
 ROOT_URLCONF = "brokenurls"
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
-'''
+"""
 
 
 @pytest.mark.parametrize("how", ["web", "view"])
