@@ -48,6 +48,8 @@ from asgiref.sync import async_to_sync
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
 from django_mcp._admin.forms import FormField, PostedData, parse_fields, schema_fields, string_fields
 from django_mcp._admin.task_panel import CLIENT_CAPABILITIES, TaskClient
+from django_mcp.conf import get_django_settings
+from django_mcp.dispatcher.invoke import collect_failures
 from django_mcp.server.templates import TemplateError
 from django_mcp.testing import McpResult, McpTestClient
 
@@ -99,6 +101,9 @@ class Outcome:
     request: dict[str, Any]
     response: dict[str, Any]
     notifications: list[dict[str, Any]]
+    #: The unexpected exceptions the server logged while answering, as
+    #: "Type: message" (only the playground sees them; clients never do).
+    failures: tuple[str, ...] = ()
 
     @property
     def error(self) -> dict[str, Any] | None:
@@ -284,6 +289,8 @@ class Playground:
         )
         record(self.user, self.entry, self.method, outcome, continued=input_responses is not None)
         context.update(outcome=outcome, result=result_view(self.entry.kind, outcome))
+        if outcome.failures and self.reveals_failures:
+            context["failures"] = outcome.failures
         if outcome.task_id is not None:
             context["task"] = self.task(outcome.task_id)
         if outcome.input_required:
@@ -296,6 +303,11 @@ class Playground:
                 uri=uri or "",
             )
         return context
+
+    @property
+    def reveals_failures(self) -> bool:
+        """Return whether the page shows why the server failed: under ``DEBUG`` or to a superuser."""
+        return get_django_settings().debug or bool(getattr(self.user, "is_superuser", False))
 
     def _expand(self, arguments: Mapping[str, Any]) -> str:
         assert self.server.server is not None
@@ -323,22 +335,28 @@ class Playground:
         params: dict[str, Any]
         result: McpResult
         entry = self.entry
-        if entry.kind == "tool":
-            params = {"name": entry.name, "arguments": dict(arguments)}
-            result = await client.call_tool(entry.name, arguments, **options)
-        elif entry.kind == "prompt":
-            params = {"name": entry.name, "arguments": dict(arguments)}
-            result = await client.get_prompt(entry.name, arguments, **options)
-        else:
-            address = uri if uri is not None else entry.key
-            params = {"uri": address}
-            result = await client.read_resource(address, **options)
+        with collect_failures() as failures:
+            if entry.kind == "tool":
+                params = {"name": entry.name, "arguments": dict(arguments)}
+                result = await client.call_tool(entry.name, arguments, **options)
+            elif entry.kind == "prompt":
+                params = {"name": entry.name, "arguments": dict(arguments)}
+                result = await client.get_prompt(entry.name, arguments, **options)
+            else:
+                address = uri if uri is not None else entry.key
+                params = {"uri": address}
+                result = await client.read_resource(address, **options)
         if input_responses is not None:
             params["inputResponses"] = dict(input_responses)
         if request_state is not None:
             params["requestState"] = request_state
         params["_meta"] = {"progressToken": PROGRESS_TOKEN, "io.modelcontextprotocol/logLevel": _LOG_LEVEL}
-        return Outcome({"method": self.method, "params": params}, result.response, result.notifications)
+        return Outcome(
+            {"method": self.method, "params": params},
+            result.response,
+            result.notifications,
+            failures=tuple(f"{type(exc).__name__}: {exc}" for exc in failures),
+        )
 
 
 def _record_task(user: Any, entry: CatalogEntry, method: str) -> None:
