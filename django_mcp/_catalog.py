@@ -196,17 +196,28 @@ def _skill_lines(skill: Mapping[str, Any]) -> list[str]:
 
 
 def _type_of(spec: Any) -> str:
+    """Return a JSON Schema's type in a few characters: ``string | null``, ``integer[]``, ``Book``."""
     if not isinstance(spec, Mapping):
         return "any"
     kind = spec.get("type")
     if isinstance(kind, list):
         return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(spec.get("items"), Mapping):
+        item = _type_of(spec["items"])
+        return f"({item})[]" if " | " in item else f"{item}[]"
     if isinstance(kind, str):
         return kind
     if "$ref" in spec:
         return str(spec["$ref"]).rsplit("/", 1)[-1]
-    if "enum" in spec:
-        return "enum"
+    if "enum" in spec and isinstance(spec["enum"], list):
+        return " | ".join(msgspec.json.encode(value).decode() for value in spec["enum"])
+    if "const" in spec:
+        return msgspec.json.encode(spec["const"]).decode()
+    for combined in ("anyOf", "oneOf"):
+        members = spec.get(combined)
+        if isinstance(members, list) and members:
+            names = [_type_of(member) for member in members]
+            return " | ".join(dict.fromkeys(names))  # each once, in order
     return "any"
 
 
