@@ -918,6 +918,29 @@ def test_the_task_list_shows_lease_state_and_filters_stuck_tasks() -> None:
     assert client.get("/admin/django_mcp/mcptask/add/").status_code == 403
 
 
+def test_the_task_list_shows_owners_by_user_name_in_one_query(django_assert_max_num_queries: Any) -> None:
+    user, client = _staff("root", superuser=True)
+    _task_row(id="mine-1", owner=f"user:{user.pk}")
+    _task_row(id="mine-2", owner=f"user:{user.pk}")
+    _task_row(id="gone-task", owner="user:999999")
+    _task_row(id="anon-task", owner="anonymous:10.0.0.7")
+
+    page = _text(client.get("/admin/django_mcp/mcptask/"))
+    detail = _text(client.get("/admin/django_mcp/mcptask/mine-1/change/"))
+    owners = re.findall(r'<td class="field-owner_name">(.*?)</td>', page)
+
+    assert sorted(owners) == ["anonymous (10.0.0.7)", "root", "root", "user:999999 (deleted)"]
+    assert f"user:{user.pk}<" not in page
+    assert '<div class="readonly">root</div>' in detail
+    # One query for every owner of the page, whatever their number.
+    with django_assert_max_num_queries(12) as few:
+        client.get("/admin/django_mcp/mcptask/")
+    _task_row(id="more-1", owner="user:5")
+    _task_row(id="more-2", owner="user:6")
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get("/admin/django_mcp/mcptask/")
+
+
 # ------------------------------------------------------------------ skills
 
 
