@@ -128,6 +128,24 @@ def make(name, *perms):
 
 make("player", "django_mcp.use_playground", "auth.change_user")
 make("viewer")
+make("auditor", "django_mcp.view_mcpauditentry")
+
+from django.utils import timezone
+from django_mcp.models import McpAuditEntry
+
+for outcome, code in [("ok", None), ("tool_error", None), ("error", -32602), ("input_required", None)] * 3:
+    McpAuditEntry.objects.create(
+        created_at=timezone.now(),
+        server="tests.browser.playground_site.mcp.PlaygroundServer",
+        method="tools/call",
+        component="wipe-notes",
+        user_pk="1",
+        username="player",
+        client="user:1",
+        outcome=outcome,
+        error_code=code,
+        duration=0.0123,
+    )
 """
 
 
@@ -586,3 +604,27 @@ def test_playground_cancels_a_running_task(chromium_path: str, site_url: str) ->
         page.locator("#mcp-task-cancel-form input[type=submit]").click()
         page.locator("#mcp-task.mcp-task-cancelled").wait_for()
         assert page.locator("#mcp-task .mcp-task-status").inner_text() == "cancelled"
+
+
+def test_the_audit_list_fits_beside_the_filters_at_1280_px(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "auditor")
+        page.goto(f"{site_url}/admin/django_mcp/mcpauditentry/")
+        _shot(page, "audit-entries.png")
+        table, results = _box(page, "#result_list"), _box(page, ".results")
+        sidebar = _box(page, "#changelist-filter")
+        outcomes = page.locator("#result_list td.field-outcome_code").evaluate_all(
+            "cells => cells.map(c => [c.getBoundingClientRect().right, c.innerText, c.getClientRects().length])"
+        )
+
+    assert (
+        table["x"] + table["width"] <= results["x"] + results["width"] + 2
+    )  # nothing scrolled out of sight (borders)
+    assert table["x"] + table["width"] <= sidebar["x"]
+    assert sorted({text for _right, text, _lines in outcomes}) == [
+        "error -32602",
+        "input required",
+        "ok",
+        "tool error",
+    ]
+    assert all(right <= results["x"] + results["width"] + 2 for right, _text, _lines in outcomes)
