@@ -67,7 +67,8 @@ def owner_names(owners: Iterable[str]) -> dict[str, str]:
         return names
     model = get_user_model()
     found = {
-        str(user.pk): user.get_username() for user in model._default_manager.filter(pk__in=_valid_pks(model, pks))
+        str(user.pk): user.get_username()
+        for user in model._default_manager.filter(pk__in=_valid_pks(model, pks))
     }
     for pk in pks:
         names[f"user:{pk}"] = found.get(pk, f"user:{pk} (deleted)")
