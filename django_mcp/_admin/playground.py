@@ -44,6 +44,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
+from django.utils.translation import gettext
 
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
 from django_mcp._admin.forms import FormField, PostedData, parse_fields, schema_fields, string_fields
@@ -283,7 +284,10 @@ class Playground:
             try:
                 uri = self._expand(arguments)
             except (TemplateError, TypeError, ValueError) as exc:
-                return {**context, "problem": f"Cannot expand the URI template: {exc}"}
+                return {
+                    **context,
+                    "problem": gettext("Cannot expand the URI template: {error}").format(error=exc),
+                }
         outcome = async_to_sync(self.run)(
             arguments, input_responses=input_responses, request_state=request_state, uri=uri
         )
@@ -493,7 +497,7 @@ def input_answers(pending: Mapping[str, Any], data: PostedData) -> tuple[dict[st
         try:
             answers[str(key)] = json.loads(text)
         except ValueError as exc:
-            errors[f"{key}.json"] = f"Not valid JSON: {exc}"
+            errors[f"{key}.json"] = gettext("Not valid JSON: {error}").format(error=exc)
     return answers, errors
 
 
@@ -689,13 +693,26 @@ class _Posted:
 
 
 def _json_object(text: Any, what: str) -> tuple[dict[str, Any], str]:
-    """Return ``(object, "")`` parsed from ``text``, or ``({}, problem)``."""
+    """Return ``(object, "")`` parsed from ``text``, or ``({}, problem)``.
+
+    ``what`` is ``"arguments"`` or ``"pending input requests"``.
+    """
+    arguments = what == "arguments"
     try:
         value = json.loads(str(text or "{}"))
     except ValueError as exc:
-        return {}, f"The {what} are not valid JSON: {exc}"
+        invalid = (
+            gettext("The arguments are not valid JSON: {error}")
+            if arguments
+            else gettext("The pending input requests are not valid JSON: {error}")
+        )
+        return {}, invalid.format(error=exc)
     if not isinstance(value, dict):
-        return {}, f"The {what} must be a JSON object."
+        return {}, (
+            gettext("The arguments must be a JSON object.")
+            if arguments
+            else gettext("The pending input requests must be a JSON object.")
+        )
     return value, ""
 
 

@@ -21,6 +21,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timesince
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp._admin.framing import DenyFraming
 from django_mcp.models import McpTask
@@ -42,12 +44,16 @@ def lease_state(task: McpTask, now: datetime.datetime | None = None) -> str:
     if task.status != McpTask.Status.WORKING:
         return "—"
     if task.lease_expires_at is None:
-        return "queued, no lease" if not task.running else "running, no lease"
-    what = "running" if task.running else "queued in process"
-    holder = f" by {task.lease_holder}" if task.lease_holder else ""
+        return gettext("queued, no lease") if not task.running else gettext("running, no lease")
+    what = gettext("running") if task.running else gettext("queued in process")
+    holder = gettext(" by {holder}").format(holder=task.lease_holder) if task.lease_holder else ""
     if task.lease_expires_at <= now:
-        return f"LAPSED {timesince(task.lease_expires_at, now)} ago ({what}{holder})"
-    return f"{what}{holder}, renewed until {timezone.localtime(task.lease_expires_at):%H:%M:%S}"
+        return gettext("LAPSED {since} ago ({what}{holder})").format(
+            since=timesince(task.lease_expires_at, now), what=what, holder=holder
+        )
+    return gettext("{what}{holder}, renewed until {time}").format(
+        what=what, holder=holder, time=f"{timezone.localtime(task.lease_expires_at):%H:%M:%S}"
+    )
 
 
 def owner_names(owners: Iterable[str]) -> dict[str, str]:
@@ -61,7 +67,9 @@ def owner_names(owners: Iterable[str]) -> dict[str, str]:
     for owner in owners:
         if owner.startswith("anonymous:"):
             address = owner.removeprefix("anonymous:")
-            names[owner] = f"anonymous ({address})" if address else "anonymous"
+            names[owner] = (
+                gettext("anonymous ({address})").format(address=address) if address else gettext("anonymous")
+            )
     pks = {owner.removeprefix("user:") for owner in owners if owner.startswith("user:")}
     if not pks or not apps.is_installed("django.contrib.auth"):
         return names
@@ -71,7 +79,7 @@ def owner_names(owners: Iterable[str]) -> dict[str, str]:
         for user in model._default_manager.filter(pk__in=_valid_pks(model, pks))
     }
     for pk in pks:
-        names[f"user:{pk}"] = found.get(pk, f"user:{pk} (deleted)")
+        names[f"user:{pk}"] = found.get(pk) or gettext("user:{pk} (deleted)").format(pk=pk)
     return names
 
 
@@ -90,14 +98,19 @@ def _valid_pks(model: Any, pks: set[str]) -> list[Any]:
 class StuckFilter(admin.SimpleListFilter):
     """Filter working tasks whose worker is gone, or that no worker takes."""
 
-    title = "stuck"
+    title = _("stuck")
     parameter_name = "stuck"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         """Offer the two kinds of stuck task."""
         return [
-            ("lapsed", "Lease lapsed (worker gone)"),
-            ("queued", f"Queued over {int(STUCK_QUEUED.total_seconds() // 60)} minutes"),
+            ("lapsed", gettext("Lease lapsed (worker gone)")),
+            (
+                "queued",
+                gettext("Queued over {minutes} minutes").format(
+                    minutes=int(STUCK_QUEUED.total_seconds() // 60)
+                ),
+            ),
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[McpTask]) -> QuerySet[McpTask]:
@@ -142,23 +155,23 @@ class McpTaskAdmin(DenyFraming, _ModelAdmin):
         """Return False: tasks change only through their run and their client."""
         return False
 
-    @admin.display(description="task id")
+    @admin.display(description=_("task id"))
     def short_id(self, task: McpTask) -> str:
         """Return the first characters of the task id."""
         return f"{task.pk[:12]}…"
 
-    @admin.display(description="owner", ordering="owner")
+    @admin.display(description=_("owner"), ordering="owner")
     def owner_name(self, task: McpTask) -> str:
         """Return who owns the task, as a user name (``owner_names``)."""
         known = getattr(task, "_owner_name", None)
         return known if isinstance(known, str) else owner_names([task.owner])[task.owner]
 
-    @admin.display(description="age", ordering="created_at")
+    @admin.display(description=_("age"), ordering="created_at")
     def age(self, task: McpTask) -> str:
         """Return how long ago the task was created."""
         return timesince(task.created_at)
 
-    @admin.display(description="lease")
+    @admin.display(description=_("lease"))
     def lease(self, task: McpTask) -> str:
         """Return the lease state (``lease_state``)."""
         return lease_state(task)
