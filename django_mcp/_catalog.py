@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import msgspec
+from django.utils.translation import gettext
 
 from django_mcp.exceptions import NotRegistered
 from django_mcp.registry import registry
@@ -94,18 +95,26 @@ def find_servers(name: str | None = None) -> list[RegisteredServer]:
         if entry.kind in kinds and entry.key == (key.strip("/") if entry.kind == "web" else key)
     ]
     if not found:
-        raise NotRegistered(f"No MCP server is registered as {name!r}. {_known(everything)}")
+        raise NotRegistered(
+            gettext("No MCP server is registered as {name!r}. {known}").format(
+                name=name, known=_known(everything)
+            )
+        )
     if len(found) > 1 and found[0].server is not found[1].server:
-        raise NotRegistered(f"{name!r} names both a web and a local server: use web:{key} or local:{key}.")
+        raise NotRegistered(
+            gettext("{name!r} names both a web and a local server: use web:{key} or local:{key}.").format(
+                name=name, key=key
+            )
+        )
     return found[:1]
 
 
 def _known(entries: list[RegisteredServer]) -> str:
     if not entries:
-        return "No servers are registered."
-    web = ", ".join(repr(e.key) for e in entries if e.kind == "web") or "none"
-    local = ", ".join(repr(e.key) for e in entries if e.kind == "local") or "none"
-    return f"Web paths: {web}. Local names: {local}."
+        return gettext("No servers are registered.")
+    web = ", ".join(repr(e.key) for e in entries if e.kind == "web") or gettext("none")
+    local = ", ".join(repr(e.key) for e in entries if e.kind == "local") or gettext("none")
+    return gettext("Web paths: {web}. Local names: {local}.").format(web=web, local=local)
 
 
 # ------------------------------------------------------------------ text
