@@ -177,13 +177,13 @@ def site_url(
 
 
 @contextlib.contextmanager
-def _page(chromium_path: str) -> Iterator[Any]:
+def _page(chromium_path: str, *, locale: str = "en-US") -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium_path, args=CHROMIUM_ARGS, timeout=60_000
         )
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, locale=locale)
             page.set_default_timeout(TIMEOUT_MS)
             yield page
         finally:
@@ -628,3 +628,30 @@ def test_the_audit_list_fits_beside_the_filters_at_1280_px(chromium_path: str, s
         "tool error",
     ]
     assert all(right <= results["x"] + results["width"] + 2 for right, _text, _lines in outcomes)
+
+
+def test_the_catalog_and_a_playground_result_in_spanish(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path, locale="es-ES") as page:  # Accept-Language: es-ES
+        _log_in(page, site_url, "player", SECTION)
+        _styled(page)
+        assert page.locator("#content h1").inner_text().strip() == "Catálogo MCP"
+        summary = " ".join(page.locator("#content-main p.mcp-meta").first.inner_text().split())
+        assert summary.startswith("4 servidores,")
+        assert "Abra un componente para probarlo en el banco de pruebas." in summary
+        headers = page.locator("#result_list thead th").all_inner_texts()
+        assert [text.strip().lower() for text in headers[:3]] == ["servidor", "versión", "montado en"]
+        _shot(page, "es-catalog.png")
+
+        page.goto(f"{site_url}{_component('tool', 'fail')}")
+        assert (
+            page.locator("#mcp-playground h2")
+            .inner_text()
+            .startswith("Banco de pruebas: tools/call como player")
+        )
+        page.click("input.mcp-send")
+        result = page.locator("#mcp-result")
+        result.wait_for()
+        assert result.locator("h2").first.inner_text().strip() == "Resultado"
+        assert "La herramienta informó de un error (isError: true)." in result.inner_text()
+        assert "It went wrong on purpose." in result.inner_text()  # the server's own words
+        _shot(page, "es-playground-result.png")
