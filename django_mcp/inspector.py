@@ -48,6 +48,7 @@ from typing import Final, Literal
 from urllib.parse import urlsplit
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext
 
 from django_mcp._catalog import RegisteredServer, find_servers
 from django_mcp.exceptions import NotRegistered
@@ -183,9 +184,11 @@ def inspector_launch(
     npx = which("npx")
     if npx is None:
         raise InspectorError(
-            "The MCP Inspector runs on Node.js, through npx, which is not on PATH. "
-            f"Install Node.js {_dotted(MINIMUM_NODE)} or newer with npm (or only npm: a newer "
-            "Node.js then comes from the npm registry), and run this command again."
+            gettext(
+                "The MCP Inspector runs on Node.js, through npx, which is not on PATH. Install "
+                "Node.js {version} or newer with npm (or only npm: a newer Node.js then comes "
+                "from the npm registry), and run this command again."
+            ).format(version=_dotted(MINIMUM_NODE))
         )
     inspector = f"{INSPECTOR_PACKAGE}@{INSPECTOR_VERSION}"
     version = node(which("node"))
@@ -233,23 +236,31 @@ def _one_server(name: str | None) -> RegisteredServer:
     servers = {entry.server for entry in entries}
     if not entries:
         raise InspectorError(
-            "No MCP servers are registered: register one with django_mcp.web() or "
-            "django_mcp.local() in an mcp.py module."
+            gettext(
+                "No MCP servers are registered: register one with django_mcp.web() or "
+                "django_mcp.local() in an mcp.py module."
+            )
         )
     if name is None and len(servers) > 1:
         known = ", ".join(f"{entry.kind}:{entry.key}" for entry in entries)
-        raise InspectorError(f"Several MCP servers are registered: name one ({known}).")
+        raise InspectorError(
+            gettext("Several MCP servers are registered: name one ({known}).").format(known=known)
+        )
     return entries[0]
 
 
 def _endpoint(path: str, base_url: str) -> str:
     if not re.match(r"https?://[^/\s]+", base_url):
-        raise InspectorError(f"The base URL must be http(s)://host[:port], got {base_url!r}.")
+        raise InspectorError(
+            gettext("The base URL must be http(s)://host[:port], got {url!r}.").format(url=base_url)
+        )
     try:
         route = reverse(f"django_mcp:{path or 'root'}")
     except NoReverseMatch:
         raise InspectorError(
-            f"The web server {path!r} has no URL: include django_mcp.urls in the root URLconf."
+            gettext(
+                "The web server {path!r} has no URL: include django_mcp.urls in the root URLconf."
+            ).format(path=path)
         ) from None
     return base_url.rstrip("/") + route
 
@@ -258,8 +269,10 @@ def _manage_py(given: str | None) -> str:
     candidate = given if given is not None else sys.argv[0]
     if Path(candidate).name != "manage.py" or not Path(candidate).is_file():
         raise InspectorError(
-            "A local server is started with manage.py mcp_stdio: run this command as "
-            "'python manage.py mcp_inspector', or name the manage.py with --manage-py."
+            gettext(
+                "A local server is started with manage.py mcp_stdio: run this command as "
+                "'python manage.py mcp_inspector', or name the manage.py with --manage-py."
+            )
         )
     return str(Path(candidate).resolve())
 
