@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -59,6 +60,15 @@ class Command(McpCommand):
             raise CommandError(
                 gettext("No local MCP server named {name!r}. Registered local servers: {known}.").format(
                     name=name, known=known
+                )
+            ) from None
+        try:
+            registry.dispatcher(server)  # compiled before anything is written to stdout
+        except ImproperlyConfigured as exc:
+            # Only with --skip-checks: the system checks report it first (E015).
+            raise CommandError(
+                gettext("The local MCP server {name!r} does not compile (django_mcp.E015): {error}").format(
+                    name=name, error=exc
                 )
             ) from None
         user = _find_user(options["user"]) if options["user"] is not None else None
