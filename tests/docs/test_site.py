@@ -173,7 +173,7 @@ def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
 
 #: The pages translated in full (docs/locale/es/LC_MESSAGES/<page>.po); the
 #: others fall back to English, as the translated index says.
-SPANISH_PAGES = ("index", "installation", "tutorial", "prompts")
+SPANISH_PAGES = ("index", "installation", "tutorial", "prompts", "admin")
 
 
 class _Headings(html.parser.HTMLParser):
@@ -236,5 +236,6 @@ def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
         "1. Un proyecto y una aplicación",
     ]
     assert _headings(spanish / "prompts.html")[1:3] == ["Argumentos y mensajes", "Roles y contenido"]
+    assert _headings(spanish / "admin.html")[0] == "El admin: catálogo y banco de pruebas"
     # An untranslated page stays English.
     assert _headings(spanish / "tools.html")[0] == "Tools"
