@@ -173,7 +173,7 @@ def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
 
 #: The pages translated in full (docs/locale/es/LC_MESSAGES/<page>.po); the
 #: others fall back to English, as the translated index says.
-SPANISH_PAGES = ("index", "installation", "tutorial", "prompts", "admin")
+SPANISH_PAGES = ("index", "installation", "tutorial", "resources", "prompts", "admin")
 
 
 class _Headings(html.parser.HTMLParser):
@@ -209,6 +209,11 @@ def _headings(path: Path) -> list[str]:
     return [" ".join(text.split()) for text in parser.headings]
 
 
+def _plain(markdown: str) -> str:
+    """Return a one-line Markdown text as its HTML reads (no escapes, no code marks)."""
+    return markdown.replace("\\", "").replace("`", "")
+
+
 def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -219,9 +224,9 @@ def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
         with (DOCS / "locale" / "es" / "LC_MESSAGES" / f"{page}.po").open("rb") as po:
             catalog = [message for message in read_po(po) if message.id]
         assert [m.id for m in catalog if m.fuzzy or not m.string] == [], f"{page}.po: untranslated"
-        # A translated heading keeps its Markdown escapes ("1\\. ...") in the .po.
-        spanish_texts = {m.string.replace("\\", "") for m in catalog}
-        english_texts = {m.id for m in catalog if m.id != m.string}
+        # A translated heading keeps its Markdown (escapes, code marks) in the .po.
+        spanish_texts = {_plain(m.string) for m in catalog}
+        english_texts = {_plain(m.id) for m in catalog if m.id != m.string}
         headings = _headings(spanish / f"{page}.html")
 
         assert 'lang="es"' in (spanish / f"{page}.html").read_text(encoding="utf-8")
@@ -237,5 +242,6 @@ def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
     ]
     assert _headings(spanish / "prompts.html")[1:3] == ["Argumentos y mensajes", "Roles y contenido"]
     assert _headings(spanish / "admin.html")[0] == "El admin: catálogo y banco de pruebas"
+    assert _headings(spanish / "resources.html")[:2] == ["Recursos", "Recursos fijos"]
     # An untranslated page stays English.
     assert _headings(spanish / "tools.html")[0] == "Tools"
