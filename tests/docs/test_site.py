@@ -173,7 +173,7 @@ def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
 
 #: The pages translated in full (docs/locale/es/LC_MESSAGES/<page>.po); the
 #: others fall back to English, as the translated index says.
-SPANISH_PAGES = ("index", "installation", "tutorial", "tools", "resources", "prompts", "admin")
+SPANISH_PAGES = ("index", "installation", "tutorial", "tools", "resources", "prompts", "responses", "admin")
 
 
 class _Headings(html.parser.HTMLParser):
@@ -245,4 +245,8 @@ def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
     assert _headings(spanish / "resources.html")[:2] == ["Recursos", "Recursos fijos"]
     # An untranslated page stays English.
     assert _headings(spanish / "tools.html")[:2] == ["Herramientas", "Declarar una herramienta"]
+    assert _headings(spanish / "responses.html")[:2] == [
+        "Respuestas",
+        "Cómo da forma el componente al resultado",
+    ]
     assert _headings(spanish / "schemas.html")[0] == "Schemas"
