@@ -173,7 +173,17 @@ def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
 
 #: The pages translated in full (docs/locale/es/LC_MESSAGES/<page>.po); the
 #: others fall back to English, as the translated index says.
-SPANISH_PAGES = ("index", "installation", "tutorial", "tools", "resources", "prompts", "responses", "admin")
+SPANISH_PAGES = (
+    "index",
+    "installation",
+    "tutorial",
+    "tools",
+    "resources",
+    "prompts",
+    "responses",
+    "admin",
+    "contrib",
+)
 
 
 class _Headings(html.parser.HTMLParser):
@@ -249,4 +259,5 @@ def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
         "Respuestas",
         "Cómo da forma el componente al resultado",
     ]
+    assert _headings(spanish / "contrib.html")[0] == "El código de admin y de API existente como herramientas"
     assert _headings(spanish / "schemas.html")[0] == "Schemas"
