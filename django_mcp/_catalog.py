@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import msgspec
+from django.utils.translation import gettext
 
 from django_mcp.exceptions import NotRegistered
 from django_mcp.registry import registry
@@ -94,18 +95,26 @@ def find_servers(name: str | None = None) -> list[RegisteredServer]:
         if entry.kind in kinds and entry.key == (key.strip("/") if entry.kind == "web" else key)
     ]
     if not found:
-        raise NotRegistered(f"No MCP server is registered as {name!r}. {_known(everything)}")
+        raise NotRegistered(
+            gettext("No MCP server is registered as {name!r}. {known}").format(
+                name=name, known=_known(everything)
+            )
+        )
     if len(found) > 1 and found[0].server is not found[1].server:
-        raise NotRegistered(f"{name!r} names both a web and a local server: use web:{key} or local:{key}.")
+        raise NotRegistered(
+            gettext("{name!r} names both a web and a local server: use web:{key} or local:{key}.").format(
+                name=name, key=key
+            )
+        )
     return found[:1]
 
 
 def _known(entries: list[RegisteredServer]) -> str:
     if not entries:
-        return "No servers are registered."
-    web = ", ".join(repr(e.key) for e in entries if e.kind == "web") or "none"
-    local = ", ".join(repr(e.key) for e in entries if e.kind == "local") or "none"
-    return f"Web paths: {web}. Local names: {local}."
+        return gettext("No servers are registered.")
+    web = ", ".join(repr(e.key) for e in entries if e.kind == "web") or gettext("none")
+    local = ", ".join(repr(e.key) for e in entries if e.kind == "local") or gettext("none")
+    return gettext("Web paths: {web}. Local names: {local}.").format(web=web, local=local)
 
 
 # ------------------------------------------------------------------ text
@@ -196,17 +205,28 @@ def _skill_lines(skill: Mapping[str, Any]) -> list[str]:
 
 
 def _type_of(spec: Any) -> str:
+    """Return a JSON Schema's type in a few characters: ``string | null``, ``integer[]``, ``Book``."""
     if not isinstance(spec, Mapping):
         return "any"
     kind = spec.get("type")
     if isinstance(kind, list):
         return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(spec.get("items"), Mapping):
+        item = _type_of(spec["items"])
+        return f"({item})[]" if " | " in item else f"{item}[]"
     if isinstance(kind, str):
         return kind
     if "$ref" in spec:
         return str(spec["$ref"]).rsplit("/", 1)[-1]
-    if "enum" in spec:
-        return "enum"
+    if "enum" in spec and isinstance(spec["enum"], list):
+        return " | ".join(msgspec.json.encode(value).decode() for value in spec["enum"])
+    if "const" in spec:
+        return msgspec.json.encode(spec["const"]).decode()
+    for combined in ("anyOf", "oneOf"):
+        members = spec.get(combined)
+        if isinstance(members, list) and members:
+            names = [_type_of(member) for member in members]
+            return " | ".join(dict.fromkeys(names))  # each once, in order
     return "any"
 
 

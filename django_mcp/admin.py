@@ -62,6 +62,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.text import capfirst
+from django.utils.translation import gettext
 from django.views.decorators.clickjacking import xframe_options_deny
 from django.views.generic import TemplateView
 
@@ -126,11 +127,11 @@ class McpCatalogView(TemplateView):
         servers = build_catalog()
         context.update(
             self._site().each_context(self.request),
-            title="MCP catalog",
+            title=gettext("MCP catalog"),
             subtitle=None,
             breadcrumbs=[
-                ("Home", reverse("admin:index", current_app=self._site().name)),
-                ("MCP catalog", None),
+                (gettext("Home"), reverse("admin:index", current_app=self._site().name)),
+                (gettext("MCP catalog"), None),
             ],
             mcp_markup=ADMIN_MARKUP,
             servers=servers,
@@ -251,7 +252,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         request.current_app = self.admin_site.name
         site = self.admin_site.name
         breadcrumbs = [
-            ("Home", reverse("admin:index", current_app=site)),
+            (gettext("Home"), reverse("admin:index", current_app=site)),
             (
                 str(self.opts.app_config.verbose_name),
                 reverse("admin:app_list", kwargs={"app_label": self.opts.app_label}, current_app=site),
@@ -289,7 +290,12 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         rows = [{"server": server, "url": self._server_url(server)} for server in servers]
         trail = [(str(capfirst(self.opts.verbose_name_plural)), None)]
         context = self._context(
-            request, trail, title="MCP catalog", rows=rows, counts=_counts(servers), **(extra_context or {})
+            request,
+            trail,
+            title=gettext("MCP catalog"),
+            rows=rows,
+            counts=_counts(servers),
+            **(extra_context or {}),
         )
         return TemplateResponse(request, "django_mcp/admin/servers.html", context)
 
@@ -297,7 +303,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         """List one server's components, searched, filtered by kind, seen as a user."""
         server = find_server(unquote(server_key))
         if server is None:
-            raise Http404("No MCP server is registered under this key.")
+            raise Http404(gettext("No MCP server is registered under this key."))
         query = request.GET.get("q", "").strip()
         kind = request.GET.get("kind", "")
         kind = kind if kind in KINDS else ""
@@ -308,7 +314,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             user_model = get_user_model()
             as_user = user_model._default_manager.filter(**{user_model.USERNAME_FIELD: as_name}).first()
             if as_user is None:
-                as_error = f"No user is named “{as_name}”."
+                as_error = gettext("No user is named “{name}”.").format(name=as_name)
             else:
                 assert server.server is not None
                 visible = async_to_sync(visible_keys)(server.server, as_user)
@@ -327,7 +333,12 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             return "?" + urlencode({key: value for key, value in params.items() if value})
 
         choices = [
-            {"label": "All", "count": len(server.entries), "selected": not kind, "url": link(kind="")},
+            {
+                "label": gettext("All"),
+                "count": len(server.entries),
+                "selected": not kind,
+                "url": link(kind=""),
+            },
             *(
                 {
                     "label": heading,
@@ -366,7 +377,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         """Show one component; with the permission, its playground."""
         found = find_entry(unquote(object_id))
         if found is None:
-            raise Http404("No MCP component is registered under this id.")
+            raise Http404(gettext("No MCP component is registered under this id."))
         server, entry = found
         allowed = self.can_use_playground(request)
         playground = Playground(server, entry, request.user)
@@ -421,7 +432,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         component_id = unquote(object_id)
         found = find_entry(component_id)
         if found is None:
-            raise Http404("No MCP component is registered under this id.")
+            raise Http404(gettext("No MCP component is registered under this id."))
         server, entry = found
         content_type = ContentType.objects.get_for_model(self.model, for_concrete_model=False)
         actions = (
@@ -434,12 +445,12 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             self._catalog_crumb(),
             (server.title or server.name, server_url),
             (entry.name, entry_url),
-            ("History", None),
+            (gettext("History"), None),
         ]
         context = self._context(
             request,
             trail,
-            title=f"History: {entry.kind_label.lower()} {entry.name}",
+            title=gettext("History: {kind} {name}").format(kind=entry.kind_label.lower(), name=entry.name),
             server=server,
             entry=entry,
             server_url=server_url,
@@ -458,7 +469,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             raise PermissionDenied
         found = find_entry(unquote(object_id))
         if found is None or found[1].kind != "tool":
-            raise Http404("No MCP tool is registered under this id.")
+            raise Http404(gettext("No MCP tool is registered under this id."))
         server, entry = found
         task = Playground(server, entry, request.user).task(task_id)
         context = self._context(
@@ -519,7 +530,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
             raise PermissionDenied
         found = find_entry(request.POST.get("component", ""))
         if found is None or found[1].kind not in ("prompt", "template"):
-            raise Http404("No MCP prompt or resource template is registered under this id.")
+            raise Http404(gettext("No MCP prompt or resource template is registered under this id."))
         try:
             context = json.loads(request.POST.get("context") or "{}")
         except ValueError:

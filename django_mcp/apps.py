@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 __all__ = ["DjangoMcpConfig"]
 
@@ -11,7 +12,7 @@ class DjangoMcpConfig(AppConfig):
     """django_mcp's AppConfig."""
 
     name = "django_mcp"
-    verbose_name = "MCP"
+    verbose_name = _("MCP")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -109,6 +109,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.template import TemplateDoesNotExist, TemplateSyntaxError
 from django.template.loader import get_template
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
 
 from django_mcp.conf import DEFAULTS, get_setting
 from django_mcp.exceptions import SkillError
@@ -206,7 +207,7 @@ def _check_numbers() -> list[CheckMessage]:
         if value is None and name in _NONE_ALLOWED:
             continue
         seconds = name in _SECONDS_SETTINGS
-        kind = "a number of seconds" if seconds else "an integer"
+        kind = _("a number of seconds") if seconds else _("an integer")
         allowed: tuple[type, ...] = (int, float) if seconds else (int,)
         wrong_type = (
             isinstance(value, bool)
@@ -216,9 +217,14 @@ def _check_numbers() -> list[CheckMessage]:
         if wrong_type:
             messages.append(
                 Error(
-                    f"{name} must be {kind}, got {value!r} ({type(value).__name__}).",
-                    hint=f"Set {name} to a positive {'number' if seconds else 'integer'}; "
-                    f"the default is {DEFAULTS[name]!r}.",
+                    _("{name} must be {kind}, got {value!r} ({type_value_name}).").format(
+                        name=name, kind=kind, value=value, type_value_name=type(value).__name__
+                    ),
+                    hint=_("Set {name} to a positive {what}; the default is {defaults_name!r}.").format(
+                        name=name,
+                        what=(_("number") if seconds else _("integer")),
+                        defaults_name=DEFAULTS[name],
+                    ),
                     id="django_mcp.E001",
                 )
             )
@@ -226,9 +232,14 @@ def _check_numbers() -> list[CheckMessage]:
             zero = name in _ZERO_ALLOWED
             messages.append(
                 Error(
-                    f"{name} must be {'zero or more' if zero else 'greater than zero'}, got {value!r}.",
-                    hint=f"Set {name} to a {'non-negative' if zero else 'positive'} value; "
-                    f"the default is {DEFAULTS[name]!r}.",
+                    _("{name} must be {what}, got {value!r}.").format(
+                        name=name, what=(_("zero or more") if zero else _("greater than zero")), value=value
+                    ),
+                    hint=_("Set {name} to a {what} value; the default is {defaults_name!r}.").format(
+                        name=name,
+                        what=(_("non-negative") if zero else _("positive")),
+                        defaults_name=DEFAULTS[name],
+                    ),
                     id="django_mcp.E002",
                 )
             )
@@ -238,9 +249,13 @@ def _check_numbers() -> list[CheckMessage]:
     if default is not None and maximum is not None and default > maximum:
         messages.append(
             Error(
-                f"MCP_DEFAULT_PAGE_SIZE ({default}) is larger than MCP_MAX_PAGE_SIZE ({maximum}).",
-                hint="Lower MCP_DEFAULT_PAGE_SIZE or raise MCP_MAX_PAGE_SIZE; "
-                "pages never hold more than MCP_MAX_PAGE_SIZE items.",
+                _("MCP_DEFAULT_PAGE_SIZE ({default}) is larger than MCP_MAX_PAGE_SIZE ({maximum}).").format(
+                    default=default, maximum=maximum
+                ),
+                hint=_(
+                    "Lower MCP_DEFAULT_PAGE_SIZE or raise MCP_MAX_PAGE_SIZE; pages never "
+                    "hold more than MCP_MAX_PAGE_SIZE items."
+                ),
                 id="django_mcp.E003",
             )
         )
@@ -252,8 +267,8 @@ def _check_origins() -> list[CheckMessage]:
     if not isinstance(origins, list | tuple) or not all(isinstance(item, str) for item in origins):
         return [
             Error(
-                f"MCP_ALLOWED_ORIGINS must be a list of strings, got {origins!r}.",
-                hint='Write it as a list, e.g. MCP_ALLOWED_ORIGINS = ["https://app.example.com"].',
+                _("MCP_ALLOWED_ORIGINS must be a list of strings, got {origins!r}.").format(origins=origins),
+                hint=_('Write it as a list, e.g. MCP_ALLOWED_ORIGINS = ["https://app.example.com"].'),
                 id="django_mcp.E004",
             )
         ]
@@ -262,9 +277,11 @@ def _check_origins() -> list[CheckMessage]:
         if normalize_origin(origin) is None:
             messages.append(
                 Error(
-                    f"MCP_ALLOWED_ORIGINS entry {origin!r} is not an origin.",
-                    hint="Write an origin as scheme://host[:port] with an http or https scheme "
-                    'and no path, e.g. "https://app.example.com".',
+                    _("MCP_ALLOWED_ORIGINS entry {origin!r} is not an origin.").format(origin=origin),
+                    hint=_(
+                        "Write an origin as scheme://host[:port] with an http or https scheme "
+                        'and no path, e.g. "https://app.example.com".'
+                    ),
                     id="django_mcp.E005",
                 )
             )
@@ -278,10 +295,12 @@ def _check_unknown() -> list[CheckMessage]:
             continue
         close = difflib.get_close_matches(name, DEFAULTS, n=1)
         if close:
-            hint = f"Did you mean {close[0]}?"
+            hint = _("Did you mean {close}?").format(close=close[0])
         else:
-            hint = "Remove it, or see the list of django_mcp settings in the documentation."
-        messages.append(Error(f"{name} is not a django_mcp setting.", hint=hint, id="django_mcp.E006"))
+            hint = _("Remove it, or see the list of django_mcp settings in the documentation.")
+        messages.append(
+            Error(_("{name} is not a django_mcp setting.").format(name=name), hint=hint, id="django_mcp.E006")
+        )
     return messages
 
 
@@ -290,12 +309,14 @@ def _check_session_cache() -> list[CheckMessage]:
     caches = settings.CACHES
     if isinstance(alias, str) and alias in caches:
         return []
-    known = ", ".join(repr(name) for name in caches) or "none"
+    known = ", ".join(repr(name) for name in caches) or _("none")
     return [
         Error(
-            f"MCP_SESSION_CACHE {alias!r} is not an alias in CACHES.",
-            hint=f"Set MCP_SESSION_CACHE to one of the configured caches ({known}), "
-            "or add that alias to CACHES.",
+            _("MCP_SESSION_CACHE {alias!r} is not an alias in CACHES.").format(alias=alias),
+            hint=_(
+                "Set MCP_SESSION_CACHE to one of the configured caches ({known}), or "
+                "add that alias to CACHES."
+            ).format(known=known),
             id="django_mcp.E007",
         )
     ]
@@ -319,16 +340,22 @@ def _check_event_backend() -> list[CheckMessage]:
     if problem is not None:
         return [
             Error(
-                f"MCP_EVENT_BACKEND {path!r} cannot be imported: {problem}.",
-                hint=f"Use {_MEMORY_BACKEND!r} (one process) or {_REDIS_BACKEND!r} (many workers).",
+                _("MCP_EVENT_BACKEND {path!r} cannot be imported: {problem}.").format(
+                    path=path, problem=problem
+                ),
+                hint=_("Use {memory_backend!r} (one process) or {redis_backend!r} (many workers).").format(
+                    memory_backend=_MEMORY_BACKEND, redis_backend=_REDIS_BACKEND
+                ),
                 id="django_mcp.E008",
             )
         ]
     if not (isinstance(backend_cls, type) and issubclass(backend_cls, EventBackend)):
         return [
             Error(
-                f"MCP_EVENT_BACKEND {path!r} is not an EventBackend subclass.",
-                hint=f"Point it at a subclass of django_mcp.events.EventBackend, e.g. {_MEMORY_BACKEND!r}.",
+                _("MCP_EVENT_BACKEND {path!r} is not an EventBackend subclass.").format(path=path),
+                hint=_(
+                    "Point it at a subclass of django_mcp.events.EventBackend, e.g. {memory_backend!r}."
+                ).format(memory_backend=_MEMORY_BACKEND),
                 id="django_mcp.E009",
             )
         ]
@@ -337,8 +364,8 @@ def _check_event_backend() -> list[CheckMessage]:
     except (ImproperlyConfigured, ImportError) as exc:
         return [
             Error(
-                f"MCP_EVENT_BACKEND {path!r} cannot be created: {exc}",
-                hint="Install what the backend needs and check its settings (e.g. MCP_REDIS_URL).",
+                _("MCP_EVENT_BACKEND {path!r} cannot be created: {exc}").format(path=path, exc=exc),
+                hint=_("Install what the backend needs and check its settings (e.g. MCP_REDIS_URL)."),
                 id="django_mcp.E010",
             )
         ]
@@ -351,9 +378,14 @@ def _check_event_namespace() -> list[CheckMessage]:
         return []
     return [
         Error(
-            f"MCP_EVENT_NAMESPACE must be None or a non-empty string without spaces, got {value!r}.",
-            hint="Leave it unset (derived from MCP_REDIS_URL and SECRET_KEY), or set the same "
-            'short name in every worker of one deployment, e.g. "shop-prod".',
+            _("MCP_EVENT_NAMESPACE must be None or a non-empty string without spaces, got {value!r}.").format(
+                value=value
+            ),
+            hint=_(
+                "Leave it unset (derived from MCP_REDIS_URL and SECRET_KEY), or set "
+                "the same short name in every worker of one deployment, e.g. "
+                '"shop-prod".'
+            ),
             id="django_mcp.E022",
         )
     ]
@@ -364,8 +396,10 @@ def _check_authentication_backends() -> list[CheckMessage]:
     if not isinstance(paths, list | tuple):
         return [
             Error(
-                f"MCP_AUTHENTICATION_BACKENDS must be a list of dotted paths, got {paths!r}.",
-                hint='Write it as a list, e.g. ["myapp.auth.TokenAuthenticator"].',
+                _("MCP_AUTHENTICATION_BACKENDS must be a list of dotted paths, got {paths!r}.").format(
+                    paths=paths
+                ),
+                hint=_('Write it as a list, e.g. ["myapp.auth.TokenAuthenticator"].'),
                 id="django_mcp.E011",
             )
         ]
@@ -375,18 +409,25 @@ def _check_authentication_backends() -> list[CheckMessage]:
         if problem is not None:
             messages.append(
                 Error(
-                    f"MCP_AUTHENTICATION_BACKENDS entry {path!r} cannot be imported: {problem}.",
-                    hint="Check the dotted path: module path, then the class name.",
+                    _("MCP_AUTHENTICATION_BACKENDS entry {path!r} cannot be imported: {problem}.").format(
+                        path=path, problem=problem
+                    ),
+                    hint=_("Check the dotted path: module path, then the class name."),
                     id="django_mcp.E012",
                 )
             )
         elif not (isinstance(backend, type) and callable(getattr(backend, "authenticate", None))):
             messages.append(
                 Error(
-                    f"MCP_AUTHENTICATION_BACKENDS entry {path!r} is not a class with an "
-                    "authenticate(request) method.",
-                    hint="Each entry names a class; django_mcp instantiates it without "
-                    "arguments and calls authenticate(request), which returns a user or None.",
+                    _(
+                        "MCP_AUTHENTICATION_BACKENDS entry {path!r} is not a class with an "
+                        "authenticate(request) method."
+                    ).format(path=path),
+                    hint=_(
+                        "Each entry names a class; django_mcp instantiates it without "
+                        "arguments and calls authenticate(request), which returns a user or "
+                        "None."
+                    ),
                     id="django_mcp.E013",
                 )
             )
@@ -404,9 +445,11 @@ def _check_rate_limit() -> list[CheckMessage]:
     except ValueError:
         return [
             Error(
-                f"MCP_RATE_LIMIT must be None or a rate like '60/m', got {rate!r}.",
-                hint="Write a positive number of calls, a slash and a period: "
-                "s (second), m (minute), h (hour) or d (day); None means unlimited.",
+                _("MCP_RATE_LIMIT must be None or a rate like '60/m', got {rate!r}.").format(rate=rate),
+                hint=_(
+                    "Write a positive number of calls, a slash and a period: s (second), m "
+                    "(minute), h (hour) or d (day); None means unlimited."
+                ),
                 id="django_mcp.E014",
             )
         ]
@@ -424,9 +467,13 @@ def _check_task_settings() -> list[CheckMessage]:
         except ValueError:
             messages.append(
                 Error(
-                    f"MCP_TASK_RATE_LIMIT must be None or a rate like '120/m', got {rate!r}.",
-                    hint="Write a positive number of tasks, a slash and a period: s (second), "
-                    "m (minute), h (hour) or d (day); None means unlimited.",
+                    _("MCP_TASK_RATE_LIMIT must be None or a rate like '120/m', got {rate!r}.").format(
+                        rate=rate
+                    ),
+                    hint=_(
+                        "Write a positive number of tasks, a slash and a period: s (second), m "
+                        "(minute), h (hour) or d (day); None means unlimited."
+                    ),
                     id="django_mcp.E032",
                 )
             )
@@ -434,9 +481,14 @@ def _check_task_settings() -> list[CheckMessage]:
     if alias is not None and not isinstance(alias, str):
         messages.append(
             Error(
-                f"MCP_TASK_BACKEND must be None or the name of a TASKS alias, got {alias!r}.",
-                hint="Name an alias of Django's TASKS setting, e.g. 'default'; None runs tasks on "
-                "'default' when TASKS is set, else in a thread pool inside the server process.",
+                _("MCP_TASK_BACKEND must be None or the name of a TASKS alias, got {alias!r}.").format(
+                    alias=alias
+                ),
+                hint=_(
+                    "Name an alias of Django's TASKS setting, e.g. 'default'; None runs "
+                    "tasks on 'default' when TASKS is set, else in a thread pool inside "
+                    "the server process."
+                ),
                 id="django_mcp.E033",
             )
         )
@@ -444,11 +496,18 @@ def _check_task_settings() -> list[CheckMessage]:
     if isinstance(lease, int | float) and not isinstance(lease, bool) and 0 < lease < MIN_LEASE_TIMEOUT:
         messages.append(
             CheckWarning(
-                f"MCP_TASK_LEASE_TIMEOUT is {lease!r} s: a worker renews its lease every third of "
-                "it, and one that misses a renewal (a long pause, a slow database) has its task "
-                "failed while it still runs.",
-                hint=f"Use {MIN_LEASE_TIMEOUT} seconds or more; the default is "
-                f"{DEFAULTS['MCP_TASK_LEASE_TIMEOUT']!r}.",
+                _(
+                    "MCP_TASK_LEASE_TIMEOUT is {lease!r} s: a worker renews its lease "
+                    "every third of it, and one that misses a renewal (a long pause, a "
+                    "slow database) has its task failed while it still runs."
+                ).format(lease=lease),
+                hint=_(
+                    "Use {min_lease_timeout} seconds or more; the default is "
+                    "{defaults_mcp_task_lease_timeout!r}."
+                ).format(
+                    min_lease_timeout=MIN_LEASE_TIMEOUT,
+                    defaults_mcp_task_lease_timeout=DEFAULTS["MCP_TASK_LEASE_TIMEOUT"],
+                ),
                 id="django_mcp.W012",
             )
         )
@@ -460,9 +519,11 @@ def _check_resource_metadata() -> list[CheckMessage]:
 
     return [
         Error(
-            f"MCP_RESOURCE_METADATA {problem}.",
-            hint="Give a dict with at least 'authorization_servers' (issuer URLs), "
-            "or None to publish no protected resource metadata.",
+            _("MCP_RESOURCE_METADATA {problem}.").format(problem=problem),
+            hint=_(
+                "Give a dict with at least 'authorization_servers' (issuer URLs), or "
+                "None to publish no protected resource metadata."
+            ),
             id="django_mcp.E016",
         )
         for problem in resource_metadata_errors(get_setting("MCP_RESOURCE_METADATA"))
@@ -478,10 +539,16 @@ def _check_client_ip() -> list[CheckMessage]:
         return []
     return [
         Error(
-            f"MCP_CLIENT_IP must be None or a function (or its dotted path), got {value!r}"
-            + (f": {problem}." if problem else "."),
-            hint="Name a function taking the HttpRequest and returning the client address or "
-            'None, e.g. "myproject.proxies.client_ip"; None uses REMOTE_ADDR.',
+            (
+                _("MCP_CLIENT_IP must be None or a function (or its dotted path), got {value!r}: {problem}.")
+                if problem
+                else _("MCP_CLIENT_IP must be None or a function (or its dotted path), got {value!r}.")
+            ).format(value=value, problem=problem),
+            hint=_(
+                "Name a function taking the HttpRequest and returning the client "
+                'address or None, e.g. "myproject.proxies.client_ip"; None uses '
+                "REMOTE_ADDR."
+            ),
             id="django_mcp.E017",
         )
     ]
@@ -493,8 +560,8 @@ def _check_skill_sources() -> list[CheckMessage]:
     if isinstance(folders, str | bytes) or not isinstance(folders, list | tuple):
         messages.append(
             Error(
-                f"MCP_SKILLS_DIRS must be a list of folder paths, got {folders!r}.",
-                hint='Write it as a list, e.g. MCP_SKILLS_DIRS = [BASE_DIR / "skills"].',
+                _("MCP_SKILLS_DIRS must be a list of folder paths, got {folders!r}.").format(folders=folders),
+                hint=_('Write it as a list, e.g. MCP_SKILLS_DIRS = [BASE_DIR / "skills"].'),
                 id="django_mcp.E028",
             )
         )
@@ -503,20 +570,26 @@ def _check_skill_sources() -> list[CheckMessage]:
         if not isinstance(folder, str | os.PathLike) or not os.path.isdir(folder):
             messages.append(
                 Error(
-                    f"MCP_SKILLS_DIRS[{index}] ({folder!r}) is not an existing folder.",
-                    hint="Each entry is a folder holding one sub-folder per skill "
-                    "(<folder>/<name>/SKILL.md); create it or remove the entry.",
+                    _("MCP_SKILLS_DIRS[{index}] ({folder!r}) is not an existing folder.").format(
+                        index=index, folder=folder
+                    ),
+                    hint=_(
+                        "Each entry is a folder holding one sub-folder per skill "
+                        "(<folder>/<name>/SKILL.md); create it or remove the entry."
+                    ),
                     id="django_mcp.E028",
                 )
             )
     alias = get_setting("MCP_SKILLS_STORAGE")
     if alias is not None and not (isinstance(alias, str) and alias in settings.STORAGES):
-        known = ", ".join(repr(name) for name in settings.STORAGES) or "none"
+        known = ", ".join(repr(name) for name in settings.STORAGES) or _("none")
         messages.append(
             Error(
-                f"MCP_SKILLS_STORAGE {alias!r} is not an alias in STORAGES.",
-                hint=f"Set it to None or to one of the configured storages ({known}), "
-                "whose root holds one folder per skill (<name>/SKILL.md).",
+                _("MCP_SKILLS_STORAGE {alias!r} is not an alias in STORAGES.").format(alias=alias),
+                hint=_(
+                    "Set it to None or to one of the configured storages ({known}), whose "
+                    "root holds one folder per skill (<name>/SKILL.md)."
+                ).format(known=known),
                 id="django_mcp.E028",
             )
         )
@@ -529,9 +602,11 @@ def _check_observability() -> list[CheckMessage]:
     if mode is not None and mode not in ("off", "writes", "all"):
         messages.append(
             Error(
-                f"MCP_AUDIT must be None, 'off', 'writes' or 'all', got {mode!r}.",
-                hint="'writes' records calls of tools not marked readOnlyHint, 'all' every request; "
-                "None or 'off' records nothing (the default).",
+                _("MCP_AUDIT must be None, 'off', 'writes' or 'all', got {mode!r}.").format(mode=mode),
+                hint=_(
+                    "'writes' records calls of tools not marked readOnlyHint, 'all' every "
+                    "request; None or 'off' records nothing (the default)."
+                ),
                 id="django_mcp.E034",
             )
         )
@@ -539,9 +614,12 @@ def _check_observability() -> list[CheckMessage]:
     if not isinstance(sources, list | tuple) or not all(isinstance(item, str) for item in sources):
         messages.append(
             Error(
-                f"MCP_AUDIT_REDACT must be a list of regular expressions, got {sources!r}.",
-                hint="Write it as a list of strings, e.g. "
-                f"MCP_AUDIT_REDACT = {DEFAULTS['MCP_AUDIT_REDACT']!r}.",
+                _("MCP_AUDIT_REDACT must be a list of regular expressions, got {sources!r}.").format(
+                    sources=sources
+                ),
+                hint=_(
+                    "Write it as a list of strings, e.g. MCP_AUDIT_REDACT = {defaults_mcp_audit_redact!r}."
+                ).format(defaults_mcp_audit_redact=DEFAULTS["MCP_AUDIT_REDACT"]),
                 id="django_mcp.E035",
             )
         )
@@ -552,8 +630,10 @@ def _check_observability() -> list[CheckMessage]:
             except re.error as exc:
                 messages.append(
                     Error(
-                        f"MCP_AUDIT_REDACT entry {source!r} is not a regular expression: {exc}.",
-                        hint="Fix the expression (Python's re syntax); until then it redacts nothing.",
+                        _("MCP_AUDIT_REDACT entry {source!r} is not a regular expression: {exc}.").format(
+                            source=source, exc=exc
+                        ),
+                        hint=_("Fix the expression (Python's re syntax); until then it redacts nothing."),
                         id="django_mcp.E035",
                     )
                 )
@@ -563,9 +643,14 @@ def _check_observability() -> list[CheckMessage]:
     ):
         messages.append(
             Error(
-                f"MCP_AUDIT_RETENTION_DAYS must be None or a positive number of days, got {days!r}.",
-                hint="manage.py mcp_prune_audit deletes audit entries older than this many days; "
-                f"None keeps them forever. The default is {DEFAULTS['MCP_AUDIT_RETENTION_DAYS']!r}.",
+                _("MCP_AUDIT_RETENTION_DAYS must be None or a positive number of days, got {days!r}.").format(
+                    days=days
+                ),
+                hint=_(
+                    "manage.py mcp_prune_audit deletes audit entries older than this many "
+                    "days; None keeps them forever. The default is "
+                    "{defaults_mcp_audit_retention_days!r}."
+                ).format(defaults_mcp_audit_retention_days=DEFAULTS["MCP_AUDIT_RETENTION_DAYS"]),
                 id="django_mcp.E036",
             )
         )
@@ -573,9 +658,11 @@ def _check_observability() -> list[CheckMessage]:
     if not isinstance(telemetry, bool):
         messages.append(
             Error(
-                f"MCP_TELEMETRY must be True or False, got {telemetry!r}.",
-                hint="True (the default) emits OpenTelemetry spans and metrics when a provider is "
-                "configured; False never does.",
+                _("MCP_TELEMETRY must be True or False, got {telemetry!r}.").format(telemetry=telemetry),
+                hint=_(
+                    "True (the default) emits OpenTelemetry spans and metrics when a "
+                    "provider is configured; False never does."
+                ),
                 id="django_mcp.E037",
             )
         )
@@ -620,12 +707,12 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
     )
     for kind, servers in registrations:
         for key, server in servers.items():
-            where = f"{kind} server {key!r}"
+            where = _("{kind} server {key!r}").format(kind=kind, key=key)
             if not (isinstance(server, type) and issubclass(server, Server)):
                 messages.append(
                     Error(
-                        f"{where} is {server!r}, not a Server subclass.",
-                        hint="Register a subclass of django_mcp.Server.",
+                        _("{where} is {server!r}, not a Server subclass.").format(where=where, server=server),
+                        hint=_("Register a subclass of django_mcp.Server."),
                         obj=server,
                         id="django_mcp.E015",
                     )
@@ -634,11 +721,17 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             if kind == "local" and getattr(server, "login_required", False):
                 messages.append(
                     CheckWarning(
-                        f"{where} ({server.__module__}.{server.__qualname__}) sets login_required, "
-                        "but STDIO does not enforce it (it is an HTTP rule).",
-                        hint="Whoever can start `manage.py mcp_stdio` uses every component; run it with "
-                        "--user USERNAME so that user's permissions apply, or publish the server with "
-                        "web() only.",
+                        _(
+                            "{where} ({server_module}.{server_qualname}) sets login_required, but "
+                            "STDIO does not enforce it (it is an HTTP rule)."
+                        ).format(
+                            where=where, server_module=server.__module__, server_qualname=server.__qualname__
+                        ),
+                        hint=_(
+                            "Whoever can start `manage.py mcp_stdio` uses every component; run it "
+                            "with --user USERNAME so that user's permissions apply, or publish the "
+                            "server with web() only."
+                        ),
                         obj=server,
                         id="django_mcp.W003",
                     )
@@ -649,7 +742,9 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             except SkillError as exc:
                 messages += [
                     Error(
-                        f"{where} ({exc.label}): {problem.message}.",
+                        _("{where} ({exc_label}): {problem_message}.").format(
+                            where=where, exc_label=exc.label, problem_message=problem.message
+                        ),
                         hint=problem.hint,
                         obj=server,
                         id=problem.check_id,
@@ -660,9 +755,16 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             except ImproperlyConfigured as exc:
                 messages.append(
                     Error(
-                        f"{where} ({server.__module__}.{server.__qualname__}) is invalid: {exc}",
-                        hint="Fix the declaration named in the message; the server cannot "
-                        "answer any request until it compiles.",
+                        _("{where} ({server_module}.{server_qualname}) is invalid: {exc}").format(
+                            where=where,
+                            server_module=server.__module__,
+                            server_qualname=server.__qualname__,
+                            exc=exc,
+                        ),
+                        hint=_(
+                            "Fix the declaration named in the message; the server cannot answer "
+                            "any request until it compiles."
+                        ),
                         obj=server,
                         id="django_mcp.E015",
                     )
@@ -671,11 +773,15 @@ def check_servers(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> li
             if compiled.caller_dependent and not apps.is_installed("django.contrib.auth"):
                 messages.append(
                     Error(
-                        f"{where} ({compiled.key}) needs to know the caller (login_required, "
-                        "permissions or authorize()), but django.contrib.auth is not installed.",
-                        hint="Add 'django.contrib.auth' and 'django.contrib.contenttypes' to "
-                        "INSTALLED_APPS (and AuthenticationMiddleware to MIDDLEWARE), or drop the "
-                        "identity requirements from the server.",
+                        _(
+                            "{where} ({compiled_key}) needs to know the caller (login_required, "
+                            "permissions or authorize()), but django.contrib.auth is not installed."
+                        ).format(where=where, compiled_key=compiled.key),
+                        hint=_(
+                            "Add 'django.contrib.auth' and 'django.contrib.contenttypes' to "
+                            "INSTALLED_APPS (and AuthenticationMiddleware to MIDDLEWARE), or drop "
+                            "the identity requirements from the server."
+                        ),
                         obj=server,
                         id="django_mcp.E018",
                     )
@@ -698,10 +804,15 @@ def check_admin_site_tools(app_configs: Sequence[Any] | None = None, **kwargs: A
         return []
     return [
         CheckWarning(
-            f"AdminSiteTools() left out the {skipped.model} admin of the {skipped.site!r} site: "
-            f"{skipped.reason}",
-            hint=f"Pass exclude=({skipped.model!r},) to AdminSiteTools() to leave it out on purpose, or "
-            "publish it with ModelAdminTools(..., model=...) once its forms build.",
+            _(
+                "AdminSiteTools() left out the {skipped_model} admin of the "
+                "{skipped_site!r} site: {skipped_reason}"
+            ).format(skipped_model=skipped.model, skipped_site=skipped.site, skipped_reason=skipped.reason),
+            hint=_(
+                "Pass exclude=({skipped_model!r},) to AdminSiteTools() to leave it out "
+                "on purpose, or publish it with ModelAdminTools(..., model=...) once "
+                "its forms build."
+            ).format(skipped_model=skipped.model),
             id="django_mcp.W014",
         )
         for skipped in site_tools.skipped_admins()
@@ -778,13 +889,18 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
         missing = importlib.util.find_spec(app.partition(".")[0]) is None
         if not missing and apps.is_installed(app):
             continue
-        state = "is not installed" if missing else "is not in INSTALLED_APPS"
-        text = f"{where} serves {', '.join(tools)}, which need {app!r}, but it {state}."
+        text = (
+            _("{where} serves {tools}, which need {app!r}, but it is not installed.")
+            if missing
+            else _("{where} serves {tools}, which need {app!r}, but it is not in INSTALLED_APPS.")
+        ).format(where=where, tools=", ".join(tools), app=app)
         if app == "rest_framework":
             messages.append(
                 Error(
                     text,
-                    hint="pip install 'django-mcp-toolkit[drf]' and add 'rest_framework' to INSTALLED_APPS.",
+                    hint=_(
+                        "pip install 'django-mcp-toolkit[drf]' and add 'rest_framework' to INSTALLED_APPS."
+                    ),
                     obj=compiled.server,
                     id="django_mcp.E025",
                 )
@@ -793,8 +909,11 @@ def _check_contrib_apps(where: str, compiled: Any) -> list[CheckMessage]:
             messages.append(
                 Error(
                     text,
-                    hint="Add 'django.contrib.admin' (and the apps it needs) to INSTALLED_APPS: the tools "
-                    "run the admin's code and log their writes in its LogEntry table.",
+                    hint=_(
+                        "Add 'django.contrib.admin' (and the apps it needs) to INSTALLED_APPS: "
+                        "the tools run the admin's code and log their writes in its LogEntry "
+                        "table."
+                    ),
                     obj=compiled.server,
                     id="django_mcp.E026",
                 )
@@ -842,11 +961,22 @@ def _check_skills(where: str, compiled: Any) -> list[CheckMessage]:
     limit = get_setting("MCP_MAX_RESPONSE_SIZE")
     messages: list[CheckMessage] = [
         Error(
-            f"{where}: skill {refused.name!r} in {refused.source} is not served: {refused.path} leads "
-            f"to {refused.real}, outside the skill's folder.",
-            hint="A skill's files must really be inside its folder: replace the symbolic link with a "
-            "copy of what it points at, or remove it. To serve a skill kept elsewhere, add the folder "
-            "holding it to MCP_SKILLS_DIRS.",
+            _(
+                "{where}: skill {refused_name!r} in {refused_source} is not served: "
+                "{refused_path} leads to {refused_real}, outside the skill's folder."
+            ).format(
+                where=where,
+                refused_name=refused.name,
+                refused_source=refused.source,
+                refused_path=refused.path,
+                refused_real=refused.real,
+            ),
+            hint=_(
+                "A skill's files must really be inside its folder: replace the "
+                "symbolic link with a copy of what it points at, or remove it. To "
+                "serve a skill kept elsewhere, add the folder holding it to "
+                "MCP_SKILLS_DIRS."
+            ),
             obj=compiled.server,
             id="django_mcp.E038",
         )
@@ -859,9 +989,11 @@ def _check_skills(where: str, compiled: Any) -> list[CheckMessage]:
             if isinstance(limit, int) and carried > limit:
                 messages.append(
                     CheckWarning(
-                        f"{where}: skill file {file.uri} is {file.size} bytes; a read of it needs "
-                        f"more than MCP_MAX_RESPONSE_SIZE ({limit} bytes) and fails.",
-                        hint="Raise MCP_MAX_RESPONSE_SIZE, or split or shrink the file.",
+                        _(
+                            "{where}: skill file {file_uri} is {file_size} bytes; a read of it "
+                            "needs more than MCP_MAX_RESPONSE_SIZE ({limit} bytes) and fails."
+                        ).format(where=where, file_uri=file.uri, file_size=file.size, limit=limit),
+                        hint=_("Raise MCP_MAX_RESPONSE_SIZE, or split or shrink the file."),
                         obj=compiled.server,
                         id="django_mcp.W009",
                     )
@@ -870,10 +1002,17 @@ def _check_skills(where: str, compiled: Any) -> list[CheckMessage]:
         if reserved:
             messages.append(
                 CheckWarning(
-                    f"{where}: skill {skill.uri} uses the reserved metadata keys "
-                    f"{', '.join(map(repr, reserved))}.",
-                    hint="Keys starting with io.modelcontextprotocol/ are reserved for MCP "
-                    "extensions, which define none yet: rename them.",
+                    _(
+                        "{where}: skill {skill_uri} uses the reserved metadata keys {join_map_repr_reserved}."
+                    ).format(
+                        where=where,
+                        skill_uri=skill.uri,
+                        join_map_repr_reserved=", ".join(map(repr, reserved)),
+                    ),
+                    hint=_(
+                        "Keys starting with io.modelcontextprotocol/ are reserved for MCP "
+                        "extensions, which define none yet: rename them."
+                    ),
                     obj=compiled.server,
                     id="django_mcp.W010",
                 )
@@ -900,9 +1039,13 @@ def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
     except ImproperlyConfigured:
         return [
             Error(
-                f"Tools of {servers} run as tasks, but Django's Tasks framework is not installed.",
-                hint="Use Django 6, or install the django-tasks backport: "
-                "pip install 'django-mcp-toolkit[tasks]'.",
+                _("Tools of {servers} run as tasks, but Django's Tasks framework is not installed.").format(
+                    servers=servers
+                ),
+                hint=_(
+                    "Use Django 6, or install the django-tasks backport: pip install "
+                    "'django-mcp-toolkit[tasks]'."
+                ),
                 id="django_mcp.E023",
             )
         ]
@@ -911,9 +1054,14 @@ def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
     except ImproperlyConfigured as exc:
         return [
             Error(
-                f"Tools of {servers} run as tasks, but MCP_TASK_BACKEND is unusable: {exc}",
-                hint="Name an alias of TASKS in MCP_TASK_BACKEND (None means 'default') whose BACKEND "
-                "imports, e.g. 'django_tasks_db.DatabaseBackend' with django_tasks_db installed.",
+                _("Tools of {servers} run as tasks, but MCP_TASK_BACKEND is unusable: {exc}").format(
+                    servers=servers, exc=exc
+                ),
+                hint=_(
+                    "Name an alias of TASKS in MCP_TASK_BACKEND (None means 'default') "
+                    "whose BACKEND imports, e.g. 'django_tasks_db.DatabaseBackend' with "
+                    "django_tasks_db installed."
+                ),
                 id="django_mcp.E024",
             )
         ]
@@ -932,11 +1080,16 @@ def check_deploy(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> lis
     if not origins and public:
         messages.append(
             CheckWarning(
-                f"MCP_ALLOWED_ORIGINS is empty but ALLOWED_HOSTS serves {', '.join(map(repr, public))}: "
-                "browser-based MCP clients on those hosts will be refused (403).",
-                hint="List the origins of browser clients you trust, e.g. "
-                'MCP_ALLOWED_ORIGINS = ["https://app.example.com"]; clients that send no '
-                "Origin header are not affected.",
+                _(
+                    "MCP_ALLOWED_ORIGINS is empty but ALLOWED_HOSTS serves "
+                    "{join_map_repr_public}: browser-based MCP clients on those hosts will "
+                    "be refused (403)."
+                ).format(join_map_repr_public=", ".join(map(repr, public))),
+                hint=_(
+                    "List the origins of browser clients you trust, e.g. "
+                    'MCP_ALLOWED_ORIGINS = ["https://app.example.com"]; clients that send '
+                    "no Origin header are not affected."
+                ),
                 id="django_mcp.W001",
             )
         )
@@ -946,11 +1099,15 @@ def check_deploy(app_configs: Sequence[Any] | None = None, **kwargs: Any) -> lis
     if problem is None and isinstance(backend_cls, type) and issubclass(backend_cls, MemoryEventBackend):
         messages.append(
             CheckWarning(
-                "MCP_EVENT_BACKEND is the in-process memory backend: change notifications "
-                "do not cross worker processes.",
-                hint=f"With more than one worker process, set MCP_EVENT_BACKEND = {_REDIS_BACKEND!r} "
-                "(pip install 'django-mcp-toolkit[redis]'); with a single process, add "
-                '"django_mcp.W002" to SILENCED_SYSTEM_CHECKS.',
+                _(
+                    "MCP_EVENT_BACKEND is the in-process memory backend: change "
+                    "notifications do not cross worker processes."
+                ),
+                hint=_(
+                    "With more than one worker process, set MCP_EVENT_BACKEND = "
+                    "{redis_backend!r} (pip install 'django-mcp-toolkit[redis]'); with a "
+                    'single process, add "django_mcp.W002" to SILENCED_SYSTEM_CHECKS.'
+                ).format(redis_backend=_REDIS_BACKEND),
                 id="django_mcp.W002",
             )
         )
@@ -982,11 +1139,16 @@ def _check_host_errors_deploy() -> list[CheckMessage]:
         return []
     return [
         CheckWarning(
-            "CommonMiddleware checks the Host header before the MCP endpoint runs: under Django's "
-            "own handler an MCP client sending a disallowed Host gets Django's HTML 400 page, "
-            "not a JSON-RPC error.",
-            hint=f'Set handler400 = "{_BAD_REQUEST}" in the root URLconf, or serve MCP through '
-            "django_mcp.asgi.McpASGIApp / django_mcp.wsgi.McpWSGIApp (no middleware runs there).",
+            _(
+                "CommonMiddleware checks the Host header before the MCP endpoint runs: "
+                "under Django's own handler an MCP client sending a disallowed Host "
+                "gets Django's HTML 400 page, not a JSON-RPC error."
+            ),
+            hint=_(
+                'Set handler400 = "{bad_request}" in the root URLconf, or serve MCP '
+                "through django_mcp.asgi.McpASGIApp / django_mcp.wsgi.McpWSGIApp (no "
+                "middleware runs there)."
+            ).format(bad_request=_BAD_REQUEST),
             id="django_mcp.W013",
         )
     ]
@@ -1015,13 +1177,18 @@ def _check_task_backend_deploy() -> list[CheckMessage]:
     if backend is None:
         return [
             CheckWarning(
-                "MCP tasks run in a thread pool inside each server process (no TASKS setting): "
-                "a process that stops takes its queued and running tasks with it (they fail once "
-                "their lease lapses), and a busy web process also runs every tool.",
-                hint="For production, run tasks on a backend with workers, e.g. TASKS = "
-                "{'default': {'BACKEND': 'django_tasks_db.DatabaseBackend'}} and `manage.py "
-                'db_worker`; with one small process, add "django_mcp.W011" to '
-                "SILENCED_SYSTEM_CHECKS.",
+                _(
+                    "MCP tasks run in a thread pool inside each server process (no TASKS "
+                    "setting): a process that stops takes its queued and running tasks "
+                    "with it (they fail once their lease lapses), and a busy web process "
+                    "also runs every tool."
+                ),
+                hint=_(
+                    "For production, run tasks on a backend with workers, e.g. TASKS = "
+                    "{'default': {'BACKEND': 'django_tasks_db.DatabaseBackend'}} and "
+                    '`manage.py db_worker`; with one small process, add "django_mcp.W011" '
+                    "to SILENCED_SYSTEM_CHECKS."
+                ),
                 id="django_mcp.W011",
             )
         ]
@@ -1030,14 +1197,19 @@ def _check_task_backend_deploy() -> list[CheckMessage]:
         return []
     return [
         CheckWarning(
-            f"MCP_TASK_BACKEND uses the {name}: "
-            + (
-                "a task's tool runs inside the request that creates it, which waits for it."
+            (
+                _(
+                    "MCP_TASK_BACKEND uses the {name}: a task's tool runs inside the request "
+                    "that creates it, which waits for it."
+                )
                 if name == "ImmediateBackend"
-                else "tasks are stored but never run."
+                else _("MCP_TASK_BACKEND uses the {name}: tasks are stored but never run.")
+            ).format(name=name),
+            hint=_(
+                "Point MCP_TASK_BACKEND at a backend with workers, e.g. "
+                "django-tasks-db ('django_tasks_db.DatabaseBackend') and `manage.py "
+                "db_worker`."
             ),
-            hint="Point MCP_TASK_BACKEND at a backend with workers, e.g. django-tasks-db "
-            "('django_tasks_db.DatabaseBackend') and `manage.py db_worker`.",
             id="django_mcp.W006",
         )
     ]
@@ -1071,32 +1243,46 @@ def _check_session_cache_deploy() -> list[CheckMessage]:
     ):
         messages.append(
             CheckWarning(
-                f"MCP_SESSION_CACHE {alias!r} is stored with the rate-limit counters "
-                f"(cache {CACHE_ALIAS!r}) in {backend.__name__}, which culls entries past "
-                "MAX_ENTRIES: creating sessions can evict rate-limit counters and other sessions.",
-                hint="Give sessions a cache alias of their own, e.g. "
-                'CACHES["mcp-sessions"] on a shared Redis or Memcached server and '
-                'MCP_SESSION_CACHE = "mcp-sessions".',
+                _(
+                    "MCP_SESSION_CACHE {alias!r} is stored with the rate-limit counters "
+                    "(cache {cache_alias!r}) in {backend_name}, which culls entries past "
+                    "MAX_ENTRIES: creating sessions can evict rate-limit counters and "
+                    "other sessions."
+                ).format(alias=alias, cache_alias=CACHE_ALIAS, backend_name=backend.__name__),
+                hint=_(
+                    'Give sessions a cache alias of their own, e.g. CACHES["mcp-sessions"] '
+                    "on a shared Redis or Memcached server and MCP_SESSION_CACHE = "
+                    '"mcp-sessions".'
+                ),
                 id="django_mcp.W004",
             )
         )
     if issubclass(backend, LocMemCache | DummyCache):
         dummy = issubclass(backend, DummyCache)
         problem = (
-            "it stores nothing, so every 2025-11-25 session is unknown (404) right after initialize"
+            _("it stores nothing, so every 2025-11-25 session is unknown (404) right after initialize")
             if dummy
-            else "each worker process has its own, so a 2025-11-25 session is unknown (404) on "
-            "every worker but the one that created it"
+            else _(
+                "each worker process has its own, so a 2025-11-25 session is unknown (404) on "
+                "every worker but the one that created it"
+            )
         )
         messages.append(
             CheckWarning(
-                f"MCP_SESSION_CACHE {alias!r} uses {backend.__name__}: {problem}.",
-                hint="Point MCP_SESSION_CACHE at a cache every worker shares (Redis, Memcached, "
-                "the database cache)"
-                + (
-                    "."
+                _("MCP_SESSION_CACHE {alias!r} uses {backend_name}: {problem}.").format(
+                    alias=alias, backend_name=backend.__name__, problem=problem
+                ),
+                hint=(
+                    _(
+                        "Point MCP_SESSION_CACHE at a cache every worker shares (Redis, "
+                        "Memcached, the database cache)."
+                    )
                     if dummy
-                    else '; with a single process, add "django_mcp.W005" to SILENCED_SYSTEM_CHECKS.'
+                    else _(
+                        "Point MCP_SESSION_CACHE at a cache every worker shares (Redis, "
+                        'Memcached, the database cache); with a single process, add "django_mcp.W005" '
+                        "to SILENCED_SYSTEM_CHECKS."
+                    )
                 ),
                 id="django_mcp.W005",
             )

@@ -366,6 +366,8 @@ class DjangoSettings:
     #: ``django.contrib.auth`` is installed: an unidentified caller is
     #: ``AnonymousUser`` (without it, there is no identity at all).
     auth_installed: bool = False
+    #: ``DEBUG``: the admin's playground shows staff why a tool failed.
+    debug: bool = False
 
 
 _SESSION_MIDDLEWARE: Final = "django.contrib.sessions.middleware.SessionMiddleware"
@@ -395,6 +397,7 @@ def get_django_settings() -> DjangoSettings:
         session_engine=settings.SESSION_ENGINE,
         session_auth=_SESSION_MIDDLEWARE in middleware and _AUTH_MIDDLEWARE in middleware,
         auth_installed=apps.is_installed("django.contrib.auth"),
+        debug=bool(settings.DEBUG),
     )
 
 

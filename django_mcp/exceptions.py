@@ -80,6 +80,11 @@ class McpError(Exception):
     http_status: ClassVar[int] = 200
 
     def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+        # Never translated: MCP clients, and the models behind them, read and
+        # match these messages, so every JSON-RPC error message (and a tool
+        # failure's "Tool execution failed") is English whatever the
+        # project's LANGUAGE_CODE; only people-facing text (the admin, the
+        # system checks, the commands) is marked for translation.
         self.message = message or self.default_message
         self.data = data
         super().__init__(self.message)

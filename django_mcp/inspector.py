@@ -18,11 +18,19 @@ connects to the server in one of two ways:
 when both exist (a name registered both ways with one class is served over
 HTTP); without it the only registered server is used.
 
+The base URL defaults to ``http://127.0.0.1:$PORT`` (8000 when ``PORT`` is
+unset, as ``bash .ci/demo`` does). Before a web server is inspected,
+``answers()`` tries to connect to it: when nothing answers there, the
+command warns and says how to name another base URL.
+
 The Inspector needs Node.js ``MINIMUM_NODE`` or newer; it runs through
 ``npx``, which npm brings. When the machine's ``node`` is older (or
-missing), ``npx`` also fetches Node.js 22 from the npm registry (the
-``node`` package, ``NODE_PACKAGE``) and runs the Inspector on it. Without
-``npx`` there is nothing to run it with: ``InspectorError`` says so.
+missing), ``npx`` fetches Node.js 22 from the npm registry (the ``node``
+package, ``NODE_PACKAGE``) and runs npm's own ``npx`` script on it, which
+installs and starts the Inspector: npm then checks the Inspector's
+``engines`` against Node.js 22, not the machine's older one (no
+``EBADENGINE`` warnings). Without ``npx`` there is nothing to run it with:
+``InspectorError`` says so.
 """
 
 from __future__ import annotations
@@ -31,13 +39,16 @@ import dataclasses
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext
 
 from django_mcp._catalog import RegisteredServer, find_servers
 from django_mcp.exceptions import NotRegistered
@@ -49,6 +60,8 @@ __all__ = [
     "NODE_PACKAGE",
     "InspectorError",
     "InspectorLaunch",
+    "answers",
+    "default_base_url",
     "inspector_launch",
     "node_version",
 ]
@@ -110,10 +123,32 @@ def node_version(node: str | None) -> tuple[int, int, int] | None:
     return int(found[1]), int(found[2]), int(found[3])
 
 
+def default_base_url() -> str:
+    """Return ``http://127.0.0.1:$PORT``, port 8000 when ``PORT`` is unset or not a number."""
+    port = os.environ.get("PORT", "")
+    return f"http://127.0.0.1:{port if port.isdigit() else 8000}"
+
+
+def answers(url: str, *, timeout: float = 2.0) -> bool:
+    """Return whether something accepts a connection at ``url``'s host and port."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return False
+    if parts.hostname is None:
+        return False
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def inspector_launch(
     server: str | None = None,
     *,
-    base_url: str = "http://127.0.0.1:8000",
+    base_url: str | None = None,
     era: Era = "auto",
     manage_py: str | None = None,
     which: Callable[[str], str | None] = shutil.which,
@@ -134,7 +169,7 @@ def inspector_launch(
     entry = _one_server(server)
     transport: Transport = "http" if entry.kind == "web" else "stdio"
     if transport == "http":
-        target = _endpoint(entry.key, base_url)
+        target = _endpoint(entry.key, base_url if base_url is not None else default_base_url())
         connect = ["--transport", "http", "--server-url", target, "--protocol-era", era]
     else:
         stdio = [sys.executable, _manage_py(manage_py), "mcp_stdio", entry.key]
@@ -149,14 +184,21 @@ def inspector_launch(
     npx = which("npx")
     if npx is None:
         raise InspectorError(
-            "The MCP Inspector runs on Node.js, through npx, which is not on PATH. "
-            f"Install Node.js {_dotted(MINIMUM_NODE)} or newer with npm (or only npm: a newer "
-            "Node.js then comes from the npm registry), and run this command again."
+            gettext(
+                "The MCP Inspector runs on Node.js, through npx, which is not on PATH. Install "
+                "Node.js {version} or newer with npm (or only npm: a newer Node.js then comes "
+                "from the npm registry), and run this command again."
+            ).format(version=_dotted(MINIMUM_NODE))
         )
     inspector = f"{INSPECTOR_PACKAGE}@{INSPECTOR_VERSION}"
     version = node(which("node"))
     if version is not None and version >= MINIMUM_NODE:
         command = [npx, "--yes", inspector, "--web", *connect]
+    elif (npx_script := _npx_script(npx)) is not None:
+        # npm's npx script runs on the node package's Node.js 22, so npm
+        # checks the Inspector's engines against it; that Node.js is first
+        # on PATH for the Inspector's launcher ("#!/usr/bin/env node").
+        command = [npx, "--yes", NODE_PACKAGE, npx_script, "--yes", inspector, "--web", *connect]
     else:
         # npx puts the node package's Node.js 22 first on PATH for the
         # Inspector, whose launcher starts with "#!/usr/bin/env node".
@@ -180,6 +222,12 @@ def inspector_launch(
     )
 
 
+def _npx_script(npx: str) -> str | None:
+    """Return npm's ``npx-cli.js`` that the ``npx`` command runs, or None."""
+    script = Path(npx).resolve()
+    return str(script) if script.name == "npx-cli.js" and script.is_file() else None
+
+
 def _one_server(name: str | None) -> RegisteredServer:
     try:
         entries = find_servers(name)
@@ -188,23 +236,31 @@ def _one_server(name: str | None) -> RegisteredServer:
     servers = {entry.server for entry in entries}
     if not entries:
         raise InspectorError(
-            "No MCP servers are registered: register one with django_mcp.web() or "
-            "django_mcp.local() in an mcp.py module."
+            gettext(
+                "No MCP servers are registered: register one with django_mcp.web() or "
+                "django_mcp.local() in an mcp.py module."
+            )
         )
     if name is None and len(servers) > 1:
         known = ", ".join(f"{entry.kind}:{entry.key}" for entry in entries)
-        raise InspectorError(f"Several MCP servers are registered: name one ({known}).")
+        raise InspectorError(
+            gettext("Several MCP servers are registered: name one ({known}).").format(known=known)
+        )
     return entries[0]
 
 
 def _endpoint(path: str, base_url: str) -> str:
     if not re.match(r"https?://[^/\s]+", base_url):
-        raise InspectorError(f"The base URL must be http(s)://host[:port], got {base_url!r}.")
+        raise InspectorError(
+            gettext("The base URL must be http(s)://host[:port], got {url!r}.").format(url=base_url)
+        )
     try:
         route = reverse(f"django_mcp:{path or 'root'}")
     except NoReverseMatch:
         raise InspectorError(
-            f"The web server {path!r} has no URL: include django_mcp.urls in the root URLconf."
+            gettext(
+                "The web server {path!r} has no URL: include django_mcp.urls in the root URLconf."
+            ).format(path=path)
         ) from None
     return base_url.rstrip("/") + route
 
@@ -213,8 +269,10 @@ def _manage_py(given: str | None) -> str:
     candidate = given if given is not None else sys.argv[0]
     if Path(candidate).name != "manage.py" or not Path(candidate).is_file():
         raise InspectorError(
-            "A local server is started with manage.py mcp_stdio: run this command as "
-            "'python manage.py mcp_inspector', or name the manage.py with --manage-py."
+            gettext(
+                "A local server is started with manage.py mcp_stdio: run this command as "
+                "'python manage.py mcp_inspector', or name the manage.py with --manage-py."
+            )
         )
     return str(Path(candidate).resolve())
 

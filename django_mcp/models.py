@@ -37,6 +37,7 @@ result, so a retry gets that result instead of a second run. Written by
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 __all__ = ["McpAuditEntry", "McpCatalog", "McpIdempotencyKey", "McpTask"]
 
@@ -47,12 +48,12 @@ class McpCatalog(models.Model):
     class Meta:
         managed = False
         default_permissions = ()
-        permissions = [("use_playground", "Can call tools, read resources and get prompts in the admin")]
-        verbose_name = "catalog"
-        verbose_name_plural = "catalog"
+        permissions = [("use_playground", _("Can call tools, read resources and get prompts in the admin"))]
+        verbose_name = _("catalog")
+        verbose_name_plural = _("catalog")
 
     def __str__(self) -> str:
-        return "MCP catalog"
+        return str(_("MCP catalog"))
 
 
 class McpTask(models.Model):
@@ -83,11 +84,11 @@ class McpTask(models.Model):
     class Status(models.TextChoices):
         """Where a task is (SEP-2663 "Task Status")."""
 
-        WORKING = "working", "working"
-        INPUT_REQUIRED = "input_required", "input required"
-        COMPLETED = "completed", "completed"
-        FAILED = "failed", "failed"
-        CANCELLED = "cancelled", "cancelled"
+        WORKING = "working", _("working")
+        INPUT_REQUIRED = "input_required", _("input required")
+        COMPLETED = "completed", _("completed")
+        FAILED = "failed", _("failed")
+        CANCELLED = "cancelled", _("cancelled")
 
     id = models.CharField(primary_key=True, max_length=64, editable=False)
     server = models.CharField(max_length=255)
@@ -127,7 +128,7 @@ class McpTask(models.Model):
     job_id = models.CharField(max_length=255, blank=True)
 
     class Meta:
-        verbose_name = "task"
+        verbose_name = _("task")
         ordering = ["-created_at"]
         indexes = [
             # Readers and mcp_prune_tasks look for working tasks whose lease lapsed.
@@ -153,19 +154,19 @@ class McpAuditEntry(models.Model):
     class Outcome(models.TextChoices):
         """How the call ended (``django_mcp.signals.OUTCOMES``)."""
 
-        OK = "ok", "ok"
-        TOOL_ERROR = "tool_error", "tool error"
-        ERROR = "error", "error"
-        INPUT_REQUIRED = "input_required", "input required"
-        TASK = "task", "task"
-        CANCELLED = "cancelled", "cancelled"
+        OK = "ok", _("ok")
+        TOOL_ERROR = "tool_error", _("tool error")
+        ERROR = "error", _("error")
+        INPUT_REQUIRED = "input_required", _("input required")
+        TASK = "task", _("task")
+        CANCELLED = "cancelled", _("cancelled")
 
     id = models.BigAutoField(primary_key=True)
-    created_at = models.DateTimeField("when")
+    created_at = models.DateTimeField(_("when"))
     server = models.CharField(max_length=255)
     method = models.CharField(max_length=64)
     component = models.CharField(max_length=512, blank=True)
-    user_pk = models.CharField("user id", max_length=255, blank=True)
+    user_pk = models.CharField(_("user id"), max_length=255, blank=True)
     username = models.CharField(max_length=255, blank=True)
     client = models.CharField(max_length=255)
     client_address = models.CharField(max_length=255, blank=True)
@@ -179,8 +180,8 @@ class McpAuditEntry(models.Model):
     request_id = models.CharField(max_length=255, blank=True)
 
     class Meta:
-        verbose_name = "audit entry"
-        verbose_name_plural = "audit entries"
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
         ordering = ["-created_at"]
         indexes = [
             # The admin's date filter and default order; mcp_prune_audit.
@@ -213,13 +214,13 @@ class McpIdempotencyKey(models.Model):
     tool = models.CharField(max_length=128)
     key = models.CharField(max_length=255)
     arguments_hash = models.CharField(max_length=64)
-    created_at = models.DateTimeField("created")
+    created_at = models.DateTimeField(_("created"))
     #: The first call's ``CallToolResult`` as JSON text, kept byte for byte
     #: (a JSON column may reorder keys); None while the call runs.
     result = models.TextField(null=True, blank=True)
 
     class Meta:
-        verbose_name = "idempotency key"
+        verbose_name = _("idempotency key")
         ordering = ["-created_at"]
         constraints = [
             # Reserving is this INSERT: a second call with the key fails it.

@@ -3,18 +3,23 @@
 Each installed app's ``mcp`` module is imported by ``autodiscover()`` (run
 from ``AppConfig.ready()``), like the admin's ``admin`` modules; a module
 that fails to import rolls the registry back to what it was, then re-raises.
-Every server is compiled when registered, so declaration errors surface at
-startup. ``django_mcp.urls`` mounts each ``web()`` path.
+Every server is compiled when registered. One that does not compile is
+registered all the same and remembered with its error, exactly like one
+mounted with ``as_view()`` (below): the import goes on, ``manage.py check``
+(and ``runserver``, which runs the checks first) reports it once as
+``django_mcp.E015``, without a traceback. ``django_mcp.urls`` mounts each
+``web()`` path.
 
 The registry owns what serves a server, built once per server class (as
 Django's ``AdminSite`` owns its ``ModelAdmin`` instances): its
 ``Dispatcher``, its HTTP ``Endpoint`` and its view. ``Server.as_view()``
 asks it for the view, so a server mounted in a URLconf directly is known
 here too (``mounted_servers()``, kept with the registrations), compiled when the URLconf loads and
-covered by the system checks. One that does not compile is reported by
-``manage.py check`` (``django_mcp.E015``), refuses to start ``McpASGIApp``
-and ``McpWSGIApp``, and under Django's own handlers answers every request
-with a JSON-RPC -32603 (the cause in the log).
+covered by the system checks. A registered or mounted server that does not
+compile is reported by ``manage.py check`` (``django_mcp.E015``), refuses to
+start ``McpASGIApp``, ``McpWSGIApp`` and ``mcp_stdio``, and under Django's own
+handlers answers every request with a JSON-RPC -32603 (the cause logged with
+each refused request).
 """
 
 from __future__ import annotations
@@ -83,7 +88,12 @@ class Registry:
                 f"{kind} path {key!r} is already registered to {_qual(existing)}; "
                 f"cannot register {_qual(server)}"
             )
-        compile_server(server)  # fail at startup, not on the first request
+        try:
+            compile_server(server)  # find declaration errors at startup, not on the first request
+        except ImproperlyConfigured as exc:
+            # Reported by manage.py check (E015) and by every way to serve it;
+            # raising here would end the import of mcp.py with a traceback.
+            self._broken[server] = exc
         # Rebuild rather than mutate: autodiscover_modules() rolls back a
         # failed import with a shallow copy of ``_registry``.
         self._registry = {**self._registry, kind: {**self._registry[kind], key: server}}
@@ -160,33 +170,39 @@ class Registry:
         try:
             endpoint: Endpoint = self.endpoint(server)
         except ImproperlyConfigured as exc:
-            logger.error("%s cannot be served: %s", _qual(server), exc)
+            # Not logged now: manage.py check reports it (E015), and each
+            # refused request logs it.
             self._broken[server] = exc
-            return McpView(_Broken(server), name=name)  # type: ignore[arg-type]
+            return McpView(_Broken(server, exc), name=name)  # type: ignore[arg-type]
         return McpView(endpoint, name=name)
 
     def check_mounted(self) -> None:
-        """Raise ``ImproperlyConfigured`` naming every mounted server that does not compile."""
-        mounted = self.mounted_servers().values()
-        broken = [f"{_qual(server)}: {exc}" for server, exc in self._broken.items() if server in mounted]
+        """Raise ``ImproperlyConfigured`` naming every registered or mounted server that does not compile."""
+        served = {
+            *self.mounted_servers().values(),
+            *self.web_servers().values(),
+            *self.local_servers().values(),
+        }
+        broken = [f"{_qual(server)}: {exc}" for server, exc in self._broken.items() if server in served]
         if broken:
             raise ImproperlyConfigured(
-                "MCP servers mounted with as_view() do not compile (manage.py check: django_mcp.E015): "
-                + "; ".join(broken)
+                "MCP servers do not compile (manage.py check: django_mcp.E015): " + "; ".join(broken)
             )
 
 
 class _Broken:
     """The endpoint of a server that does not compile: every request is a JSON-RPC -32603."""
 
-    def __init__(self, server: type[Any]) -> None:
+    def __init__(self, server: type[Any], error: ImproperlyConfigured) -> None:
         self.server = server
+        self.error = error
 
     def __repr__(self) -> str:
         return f"Endpoint({_qual(self.server)}, broken)"
 
     async def serve(self, exchange: HttpExchange) -> HttpReply:
         """Refuse the request without details (they are in the log and in ``manage.py check``)."""
+        logger.error("%s cannot be served: %s", _qual(self.server), self.error)
         return json_error(None, InternalError(), 500)
 
 

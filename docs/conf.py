@@ -73,6 +73,16 @@ autodoc_preserve_defaults = True
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 
+# Translations, through Sphinx's gettext flow: `sphinx-build -b gettext docs
+# <pot folder>` extracts each page's messages; docs/locale/<language>/
+# LC_MESSAGES/<page>.po translates them (compiled to .mo by the build);
+# `-D language=es` builds the Spanish site. A page without a translation, or
+# a message without one, stays English.
+locale_dirs = ["locale/"]
+gettext_compact = False
+gettext_uuid = False
+gettext_location = False
+
 html_theme = "furo"
 html_title = f"django-mcp {release}"
 html_static_path: list[str] = []

@@ -147,6 +147,11 @@ if os.environ.get("DJANGO_MCP_REDIS_URL"):
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MCP_REDIS_URL}
     }
+# bash .ci/demo records every request in the audit trail (the admin's "Audit
+# entries") with DJANGO_MCP_AUDIT=all; the test suite turns it on where it
+# tests it.
+MCP_AUDIT = os.environ.get("DJANGO_MCP_AUDIT") or None
+
 # The test suite and its live server open far more than the default 100
 # 2025-11-25 sessions per hour, all from 127.0.0.1.
 MCP_MAX_SESSIONS_PER_CLIENT = 100_000

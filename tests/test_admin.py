@@ -44,6 +44,7 @@ from django_mcp.models import McpCatalog
 from django_mcp.registry import registry
 from django_mcp.response import McpResponse
 from django_mcp.schemas import Schema
+from django_mcp.testing import McpTestClient
 from tests.admin.servers import PlaygroundServer
 
 other_site = AdminSite(name="other_admin")
@@ -971,6 +972,29 @@ def test_the_task_list_shows_lease_state_and_filters_stuck_tasks() -> None:
     assert client.get("/admin/django_mcp/mcptask/add/").status_code == 403
 
 
+def test_the_task_list_shows_owners_by_user_name_in_one_query(django_assert_max_num_queries: Any) -> None:
+    user, client = _staff("root", superuser=True)
+    _task_row(id="mine-1", owner=f"user:{user.pk}")
+    _task_row(id="mine-2", owner=f"user:{user.pk}")
+    _task_row(id="gone-task", owner="user:999999")
+    _task_row(id="anon-task", owner="anonymous:10.0.0.7")
+
+    page = _text(client.get("/admin/django_mcp/mcptask/"))
+    detail = _text(client.get("/admin/django_mcp/mcptask/mine-1/change/"))
+    owners = re.findall(r'<td class="field-owner_name">(.*?)</td>', page)
+
+    assert sorted(owners) == ["anonymous (10.0.0.7)", "root", "root", "user:999999 (deleted)"]
+    assert f"user:{user.pk}<" not in page
+    assert '<div class="readonly">root</div>' in detail
+    # One query for every owner of the page, whatever their number.
+    with django_assert_max_num_queries(12) as few:
+        client.get("/admin/django_mcp/mcptask/")
+    _task_row(id="more-1", owner="user:5")
+    _task_row(id="more-2", owner="user:6")
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        client.get("/admin/django_mcp/mcptask/")
+
+
 # ------------------------------------------------------------------ skills
 
 
@@ -1046,3 +1070,69 @@ def test_view_as_shows_which_skills_another_user_can_see(playground: None, skill
 
     rows = re.findall(r'data-name="([^"]+)">.*?<td class="mcp-visible"><img [^>]*alt="(\w+)">', page, re.S)
     assert rows == [("restock-check", "visible"), ("release-notes", "hidden")]
+
+
+# ------------------------------------------------- why a tool failed (staff only)
+
+
+class CrashTool(Tool):
+    """Fail with an unexpected exception."""
+
+    name = "crash"
+
+    def handle(self) -> McpResponse:
+        raise RuntimeError("the shelf database is locked")
+
+
+class CrashServer(Server):
+    tools = (CrashTool,)
+
+
+CRASH = f"{__name__}.CrashServer"
+
+
+@pytest.fixture
+def crash() -> None:
+    registry.web("crash", CrashServer)
+
+
+def _quiet(user: Any) -> Client:
+    """Return a client for ``user`` that does not re-raise what the server logged."""
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+def test_a_superuser_sees_why_a_tool_failed(crash: None) -> None:
+    client = _quiet(_staff("root", superuser=True)[0])
+
+    page = _text(client.post(_component("tool", "crash", CRASH), {"step": "call"}))
+
+    assert '<div class="errornote mcp-failure-reason">' in page
+    assert "<code>RuntimeError: the shelf database is locked</code>" in page
+    # What the client got is still the generic message only.
+    response = page.split('<pre class="mcp-response">', 1)[1].split("</pre>", 1)[0]
+    assert "Tool execution failed" in response
+    assert "locked" not in response
+
+
+def test_staff_sees_why_a_tool_failed_only_under_debug(crash: None, settings: Any) -> None:
+    client = _quiet(_player()[0])
+
+    hidden = _text(client.post(_component("tool", "crash", CRASH), {"step": "call"}))
+    settings.DEBUG = True
+    shown = _text(client.post(_component("tool", "crash", CRASH), {"step": "call"}))
+
+    assert "Tool execution failed" in hidden
+    assert "the shelf database is locked" not in hidden
+    assert "RuntimeError: the shelf database is locked" in shown
+
+
+async def test_mcp_clients_never_get_the_reason(crash: None, settings: Any) -> None:
+    settings.DEBUG = True
+    client = McpTestClient(CrashServer)
+
+    result = await client.call_tool("crash", {})
+
+    assert result.response["result"]["content"] == [{"type": "text", "text": "Tool execution failed"}]
+    assert result.response["result"]["isError"] is True

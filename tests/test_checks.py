@@ -9,8 +9,11 @@ compile.
 from __future__ import annotations
 
 import io
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -1624,3 +1627,83 @@ def test_an_app_whose_template_loads_passes_and_is_not_rendered(settings: Any, t
     registry._registry["web"]["ledgers"] = server
 
     assert check_servers() == []
+
+
+# ------------------------------------------------- E015 from manage.py check
+
+BROKEN_APP = """
+import os
+
+import django_mcp
+from django_mcp import McpResponse, Server, Tool
+
+
+class PingTool(Tool):
+    name = "ping"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("a")
+
+
+class OtherPingTool(Tool):
+    name = "ping"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("b")
+
+
+class BrokenServer(Server):
+    tools = (PingTool, OtherPingTool)
+
+
+if os.environ["BROKEN"] == "web":
+    django_mcp.web("broken", BrokenServer)
+"""
+BROKEN_URLS = """
+import os
+
+from django.urls import include, path
+
+from brokenapp.mcp import BrokenServer
+
+urlpatterns = [path("mcp/", include("django_mcp.urls"))]
+if os.environ["BROKEN"] == "view":
+    urlpatterns.append(path("broken", BrokenServer.as_view()))
+"""
+BROKEN_SETTINGS = """
+SECRET_KEY = "checks-test"
+INSTALLED_APPS = ["django.contrib.auth", "django.contrib.contenttypes", "django_mcp", "brokenapp"]
+ROOT_URLCONF = "brokenurls"
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+"""
+
+
+@pytest.mark.parametrize("how", ["web", "view"])
+def test_manage_py_check_reports_a_broken_server_once_without_a_traceback(tmp_path: Path, how: str) -> None:
+    (tmp_path / "brokenapp").mkdir()
+    (tmp_path / "brokenapp" / "__init__.py").write_text("")
+    (tmp_path / "brokenapp" / "mcp.py").write_text(BROKEN_APP)
+    (tmp_path / "brokenurls.py").write_text(BROKEN_URLS)
+    (tmp_path / "brokensettings.py").write_text(BROKEN_SETTINGS)
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "BROKEN": how,
+        "DJANGO_SETTINGS_MODULE": "brokensettings",
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "django", "check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+
+    assert done.returncode == 1
+    assert "Traceback" not in output
+    assert output.count("duplicate tool 'ping'") == 1
+    assert output.count("(django_mcp.E015)") == 1

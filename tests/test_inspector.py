@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,8 @@ from django_mcp.inspector import (
     INSPECTOR_VERSION,
     NODE_PACKAGE,
     InspectorError,
+    answers,
+    default_base_url,
     inspector_launch,
     node_version,
 )
@@ -124,12 +127,14 @@ def test_a_local_server_is_inspected_over_stdio_with_manage_py(monkeypatch: pyte
 @pytest.mark.parametrize("version", [(20, 20, 2), (22, 18, 9), None])
 def test_an_older_or_missing_node_gets_node_22_from_npm(version: tuple[int, int, int] | None) -> None:
     registry.web("ping", PingServer)
+    # An npx that is not a link to npm's npx-cli.js (on Windows, npx.cmd).
+    npx = "/opt/nowhere/npx"
 
-    launch = inspector_launch("ping", which=_which({"npx": "/usr/bin/npx"}), node=lambda _: version)
+    launch = inspector_launch("ping", which=_which({"npx": npx}), node=lambda _: version)
 
     assert launch.node_from_npm is True
     assert launch.command[:8] == (
-        "/usr/bin/npx",
+        npx,
         "--yes",
         *("-p", NODE_PACKAGE, "-p", INSPECTOR),
         "--",
@@ -223,3 +228,77 @@ def test_the_command_reports_mistakes_as_command_errors() -> None:
         call_command("mcp_inspector", "ping", "--print", stdout=io.StringIO())
     with pytest.raises(CommandError, match="invalid choice"):
         call_command("mcp_inspector", "ping", "--protocol-era", "newest", stdout=io.StringIO())
+
+
+@pytest.mark.parametrize("version", [(20, 20, 2), None])
+def test_an_older_node_runs_npm_s_npx_script_on_node_22(
+    tmp_path: Path, version: tuple[int, int, int] | None
+) -> None:
+    registry.web("ping", PingServer)
+    script = tmp_path / "npm" / "bin" / "npx-cli.js"
+    script.parent.mkdir(parents=True)
+    script.write_text("// npm's npx\n")
+    npx = tmp_path / "npx"
+    npx.symlink_to(script)
+
+    launch = inspector_launch("ping", which=_which({"npx": str(npx)}), node=lambda _: version)
+
+    # npm, running on Node.js 22, checks the Inspector's engines against it:
+    # no EBADENGINE warnings.
+    assert launch.node_from_npm is True
+    assert launch.command[:6] == (str(npx), "--yes", NODE_PACKAGE, str(script), "--yes", INSPECTOR)
+    assert launch.command[6:8] == ("--web", "--transport")
+
+
+def test_the_base_url_defaults_to_the_port_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry.web("ping", PingServer)
+    monkeypatch.setenv("PORT", "9123")
+    assert default_base_url() == "http://127.0.0.1:9123"
+    assert inspector_launch("ping", which=_which(TOOLS), node=lambda _: None).target == (
+        "http://127.0.0.1:9123/mcp/ping"
+    )
+    monkeypatch.delenv("PORT")
+    assert default_base_url() == "http://127.0.0.1:8000"
+
+
+def test_the_command_warns_when_nothing_answers_at_the_base_url() -> None:
+    registry.web("ping", PingServer)
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    err = io.StringIO()
+
+    call_command(
+        "mcp_inspector",
+        "ping",
+        "--base-url",
+        f"http://127.0.0.1:{port}",
+        "--print",
+        stdout=io.StringIO(),
+        stderr=err,
+    )
+
+    assert f"nothing answers at http://127.0.0.1:{port}/mcp/ping" in err.getvalue()
+    assert "--base-url http://HOST:PORT" in err.getvalue()
+
+
+def test_the_command_does_not_warn_when_the_site_answers() -> None:
+    registry.web("ping", PingServer)
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(1)
+        port = listening.getsockname()[1]
+        err = io.StringIO()
+
+        call_command(
+            "mcp_inspector",
+            "ping",
+            "--base-url",
+            f"http://127.0.0.1:{port}",
+            "--print",
+            stdout=io.StringIO(),
+            stderr=err,
+        )
+
+    assert answers(f"http://127.0.0.1:{port}") is False  # closed again
+    assert err.getvalue() == ""

@@ -49,6 +49,8 @@ DATA_FILES = (
     "django_mcp/static/django_mcp/mcp_app_bridge.js",
     "django_mcp/static/django_mcp/admin/app_host.js",
     "django_mcp/templates/django_mcp/admin/_app.html",
+    "django_mcp/locale/es/LC_MESSAGES/django.po",
+    "django_mcp/locale/es/LC_MESSAGES/django.mo",
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -164,10 +166,13 @@ FIND_FILES = """
 import django_mcp
 from django.contrib.staticfiles import finders
 from django.template.loader import get_template
+from django.utils import translation
 
 print(django_mcp.__file__)
 print(get_template("django_mcp/admin/component.html").origin.name)
 print(finders.find("django_mcp/admin/mcp.css"))
+with translation.override("es"):
+    print(translation.gettext("MCP catalog").replace(" ", "_"))
 """
 
 
@@ -225,9 +230,10 @@ def test_the_built_wheel_installs_and_serves_a_minimal_project(tmp_path: Path) -
     assert "System check identified no issues" in _run(*manage, "check", cwd=project, env=env)
     catalog = _run(*manage, "mcp_catalog", cwd=project, env=env)
     assert "shop" in catalog and "ping" in catalog
-    module, template, stylesheet = _run(
+    module, template, stylesheet, spanish = _run(
         *manage, "shell", "-v", "0", "-c", FIND_FILES, cwd=project, env=env
     ).split()
     assert module == str(target / "django_mcp" / "__init__.py")
     assert template.startswith(str(target / "django_mcp" / "templates"))
     assert stylesheet.startswith(str(target / "django_mcp" / "static"))
+    assert spanish == "Catálogo_MCP"  # the compiled Spanish catalog is in the wheel

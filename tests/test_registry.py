@@ -180,3 +180,11 @@ def test_the_fast_paths_refuse_to_start_with_a_broken_mounted_server(settings: A
     finally:
         views = registry._registry["view"]
         views.pop(f"{__name__}.BrokenServer", None)
+
+
+def test_a_registered_server_that_does_not_compile_is_kept_for_the_checks(fresh: Registry) -> None:
+    fresh.web("broken", BrokenServer)  # no exception: mcp.py goes on importing
+
+    assert fresh.get("web", "broken") is BrokenServer
+    with pytest.raises(ImproperlyConfigured, match=r"django_mcp\.E015.*duplicate tool"):
+        fresh.check_mounted()

@@ -27,6 +27,8 @@ from typing import Any, Final, Literal
 
 import msgspec
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp.auth import can_use
 from django_mcp.conf import get_settings
@@ -54,14 +56,23 @@ __all__ = [
 
 Kind = Literal["tool", "resource", "template", "prompt", "skill"]
 
-KINDS: Final[Mapping[str, str]] = {
-    "tool": "Tools",
-    "resource": "Resources",
-    "template": "Resource templates",
-    "prompt": "Prompts",
-    "skill": "Skills",
+KINDS: Final[Mapping[str, Any]] = {
+    "tool": _("Tools"),
+    "resource": _("Resources"),
+    "template": _("Resource templates"),
+    "prompt": _("Prompts"),
+    "skill": _("Skills"),
 }
 """Every component kind with its plural heading, in display order."""
+
+#: Each kind as a heading word, in the singular.
+_KIND_LABELS: Final[Mapping[str, Any]] = {
+    "tool": _("Tool"),
+    "resource": _("Resource"),
+    "template": _("Resource template"),
+    "prompt": _("Prompt"),
+    "skill": _("Skill"),
+}
 
 _SEPARATOR: Final = "~"
 
@@ -114,7 +125,7 @@ class CatalogEntry:
     @property
     def kind_label(self) -> str:
         """Return the kind as a heading word: Tool, Resource, ..."""
-        return {"template": "Resource template"}.get(self.kind, self.kind.capitalize())
+        return str(_KIND_LABELS.get(self.kind, self.kind.capitalize()))
 
     @property
     def destructive(self) -> bool:
@@ -321,7 +332,7 @@ def _http_path(route: str) -> str:
     try:
         return reverse(f"django_mcp:{route or 'root'}")
     except NoReverseMatch:
-        return f"{route or '(root)'} (below the include of django_mcp.urls)"
+        return gettext("{route} (below the include of django_mcp.urls)").format(route=route or "(root)")
 
 
 def _server_catalog(server: type[Server], mounts: tuple[tuple[str, str], ...]) -> ServerCatalog:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp._admin.framing import DenyFraming
 from django_mcp._admin.records import RecordsOnly
@@ -42,7 +43,7 @@ class McpIdempotencyKeyAdmin(RecordsOnly, DenyFraming, _ModelAdmin):
         """Show every field read-only."""
         return [field.name for field in McpIdempotencyKey._meta.fields]
 
-    @admin.display(description="result stored", boolean=True)
+    @admin.display(description=_("result stored"), boolean=True)
     def stored(self, key: McpIdempotencyKey) -> bool:
         """Return True once the first call's result is stored (False: it still runs)."""
         return key.result is not None

@@ -44,10 +44,13 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from asgiref.sync import async_to_sync
+from django.utils.translation import gettext
 
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
 from django_mcp._admin.forms import FormField, PostedData, parse_fields, schema_fields, string_fields
 from django_mcp._admin.task_panel import CLIENT_CAPABILITIES, TaskClient
+from django_mcp.conf import get_django_settings
+from django_mcp.dispatcher.invoke import collect_failures
 from django_mcp.server.templates import TemplateError
 from django_mcp.testing import McpResult, McpTestClient
 
@@ -99,6 +102,9 @@ class Outcome:
     request: dict[str, Any]
     response: dict[str, Any]
     notifications: list[dict[str, Any]]
+    #: The unexpected exceptions the server logged while answering, as
+    #: "Type: message" (only the playground sees them; clients never do).
+    failures: tuple[str, ...] = ()
 
     @property
     def error(self) -> dict[str, Any] | None:
@@ -278,12 +284,17 @@ class Playground:
             try:
                 uri = self._expand(arguments)
             except (TemplateError, TypeError, ValueError) as exc:
-                return {**context, "problem": f"Cannot expand the URI template: {exc}"}
+                return {
+                    **context,
+                    "problem": gettext("Cannot expand the URI template: {error}").format(error=exc),
+                }
         outcome = async_to_sync(self.run)(
             arguments, input_responses=input_responses, request_state=request_state, uri=uri
         )
         record(self.user, self.entry, self.method, outcome, continued=input_responses is not None)
         context.update(outcome=outcome, result=result_view(self.entry.kind, outcome))
+        if outcome.failures and self.reveals_failures:
+            context["failures"] = outcome.failures
         if outcome.task_id is not None:
             context["task"] = self.task(outcome.task_id)
         if outcome.input_required:
@@ -296,6 +307,11 @@ class Playground:
                 uri=uri or "",
             )
         return context
+
+    @property
+    def reveals_failures(self) -> bool:
+        """Return whether the page shows why the server failed: under ``DEBUG`` or to a superuser."""
+        return get_django_settings().debug or bool(getattr(self.user, "is_superuser", False))
 
     def _expand(self, arguments: Mapping[str, Any]) -> str:
         assert self.server.server is not None
@@ -323,22 +339,28 @@ class Playground:
         params: dict[str, Any]
         result: McpResult
         entry = self.entry
-        if entry.kind == "tool":
-            params = {"name": entry.name, "arguments": dict(arguments)}
-            result = await client.call_tool(entry.name, arguments, **options)
-        elif entry.kind == "prompt":
-            params = {"name": entry.name, "arguments": dict(arguments)}
-            result = await client.get_prompt(entry.name, arguments, **options)
-        else:
-            address = uri if uri is not None else entry.key
-            params = {"uri": address}
-            result = await client.read_resource(address, **options)
+        with collect_failures() as failures:
+            if entry.kind == "tool":
+                params = {"name": entry.name, "arguments": dict(arguments)}
+                result = await client.call_tool(entry.name, arguments, **options)
+            elif entry.kind == "prompt":
+                params = {"name": entry.name, "arguments": dict(arguments)}
+                result = await client.get_prompt(entry.name, arguments, **options)
+            else:
+                address = uri if uri is not None else entry.key
+                params = {"uri": address}
+                result = await client.read_resource(address, **options)
         if input_responses is not None:
             params["inputResponses"] = dict(input_responses)
         if request_state is not None:
             params["requestState"] = request_state
         params["_meta"] = {"progressToken": PROGRESS_TOKEN, "io.modelcontextprotocol/logLevel": _LOG_LEVEL}
-        return Outcome({"method": self.method, "params": params}, result.response, result.notifications)
+        return Outcome(
+            {"method": self.method, "params": params},
+            result.response,
+            result.notifications,
+            failures=tuple(f"{type(exc).__name__}: {exc}" for exc in failures),
+        )
 
 
 def _record_task(user: Any, entry: CatalogEntry, method: str) -> None:
@@ -475,7 +497,7 @@ def input_answers(pending: Mapping[str, Any], data: PostedData) -> tuple[dict[st
         try:
             answers[str(key)] = json.loads(text)
         except ValueError as exc:
-            errors[f"{key}.json"] = f"Not valid JSON: {exc}"
+            errors[f"{key}.json"] = gettext("Not valid JSON: {error}").format(error=exc)
     return answers, errors
 
 
@@ -671,13 +693,26 @@ class _Posted:
 
 
 def _json_object(text: Any, what: str) -> tuple[dict[str, Any], str]:
-    """Return ``(object, "")`` parsed from ``text``, or ``({}, problem)``."""
+    """Return ``(object, "")`` parsed from ``text``, or ``({}, problem)``.
+
+    ``what`` is ``"arguments"`` or ``"pending input requests"``.
+    """
+    arguments = what == "arguments"
     try:
         value = json.loads(str(text or "{}"))
     except ValueError as exc:
-        return {}, f"The {what} are not valid JSON: {exc}"
+        invalid = (
+            gettext("The arguments are not valid JSON: {error}")
+            if arguments
+            else gettext("The pending input requests are not valid JSON: {error}")
+        )
+        return {}, invalid.format(error=exc)
     if not isinstance(value, dict):
-        return {}, f"The {what} must be a JSON object."
+        return {}, (
+            gettext("The arguments must be a JSON object.")
+            if arguments
+            else gettext("The pending input requests must be a JSON object.")
+        )
     return value, ""
 
 

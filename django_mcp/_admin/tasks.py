@@ -10,18 +10,24 @@ longer than ``STUCK_QUEUED`` with no worker taking them.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from django.apps import apps
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.timesince import timesince
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp._admin.framing import DenyFraming
 from django_mcp.models import McpTask
 
-__all__ = ["STUCK_QUEUED", "McpTaskAdmin", "StuckFilter", "lease_state"]
+__all__ = ["STUCK_QUEUED", "McpTaskAdmin", "StuckFilter", "lease_state", "owner_names"]
 
 if TYPE_CHECKING:
     _ModelAdmin = admin.ModelAdmin[McpTask]
@@ -38,25 +44,73 @@ def lease_state(task: McpTask, now: datetime.datetime | None = None) -> str:
     if task.status != McpTask.Status.WORKING:
         return "—"
     if task.lease_expires_at is None:
-        return "queued, no lease" if not task.running else "running, no lease"
-    what = "running" if task.running else "queued in process"
-    holder = f" by {task.lease_holder}" if task.lease_holder else ""
+        return gettext("queued, no lease") if not task.running else gettext("running, no lease")
+    what = gettext("running") if task.running else gettext("queued in process")
+    holder = gettext(" by {holder}").format(holder=task.lease_holder) if task.lease_holder else ""
     if task.lease_expires_at <= now:
-        return f"LAPSED {timesince(task.lease_expires_at, now)} ago ({what}{holder})"
-    return f"{what}{holder}, renewed until {timezone.localtime(task.lease_expires_at):%H:%M:%S}"
+        return gettext("LAPSED {since} ago ({what}{holder})").format(
+            since=timesince(task.lease_expires_at, now), what=what, holder=holder
+        )
+    return gettext("{what}{holder}, renewed until {time}").format(
+        what=what, holder=holder, time=f"{timezone.localtime(task.lease_expires_at):%H:%M:%S}"
+    )
+
+
+def owner_names(owners: Iterable[str]) -> dict[str, str]:
+    """Return how to show each task owner: a user's name, "anonymous (address)", or as stored.
+
+    ``user:<pk>`` owners are looked up in one query; a user deleted since
+    keeps its stored form with "(deleted)".
+    """
+    owners = set(owners)
+    names = {owner: owner for owner in owners}
+    for owner in owners:
+        if owner.startswith("anonymous:"):
+            address = owner.removeprefix("anonymous:")
+            names[owner] = (
+                gettext("anonymous ({address})").format(address=address) if address else gettext("anonymous")
+            )
+    pks = {owner.removeprefix("user:") for owner in owners if owner.startswith("user:")}
+    if not pks or not apps.is_installed("django.contrib.auth"):
+        return names
+    model = get_user_model()
+    found = {
+        str(user.pk): user.get_username()
+        for user in model._default_manager.filter(pk__in=_valid_pks(model, pks))
+    }
+    for pk in pks:
+        names[f"user:{pk}"] = found.get(pk) or gettext("user:{pk} (deleted)").format(pk=pk)
+    return names
+
+
+def _valid_pks(model: Any, pks: set[str]) -> list[Any]:
+    """Return the ``pks`` the user model's primary key accepts (others match nobody)."""
+    field = model._meta.pk
+    valid = []
+    for pk in pks:
+        try:
+            valid.append(field.to_python(pk))
+        except Exception:  # noqa: BLE001, S112 - a malformed stored owner matches no user
+            continue
+    return valid
 
 
 class StuckFilter(admin.SimpleListFilter):
     """Filter working tasks whose worker is gone, or that no worker takes."""
 
-    title = "stuck"
+    title = _("stuck")
     parameter_name = "stuck"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         """Offer the two kinds of stuck task."""
         return [
-            ("lapsed", "Lease lapsed (worker gone)"),
-            ("queued", f"Queued over {int(STUCK_QUEUED.total_seconds() // 60)} minutes"),
+            ("lapsed", gettext("Lease lapsed (worker gone)")),
+            (
+                "queued",
+                gettext("Queued over {minutes} minutes").format(
+                    minutes=int(STUCK_QUEUED.total_seconds() // 60)
+                ),
+            ),
         ]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[McpTask]) -> QuerySet[McpTask]:
@@ -73,7 +127,7 @@ class StuckFilter(admin.SimpleListFilter):
 class McpTaskAdmin(DenyFraming, _ModelAdmin):
     """List and inspect MCP tasks; nothing is edited here."""
 
-    list_display = ("short_id", "tool", "status", "status_message", "owner", "age", "lease", "runs")
+    list_display = ("short_id", "tool", "status", "status_message", "owner_name", "age", "lease", "runs")
     list_filter = ("status", StuckFilter, "tool")
     search_fields = ("id", "tool", "owner", "client", "job_id")
     ordering = ("-created_at",)
@@ -82,7 +136,16 @@ class McpTaskAdmin(DenyFraming, _ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: McpTask | None = None) -> list[str]:
         """Show every field read-only, the lease in words too."""
-        return [field.name for field in McpTask._meta.fields] + ["lease"]
+        return [field.name for field in McpTask._meta.fields] + ["owner_name", "lease"]
+
+    def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
+        """Return the change list, its page's owners looked up in one query."""
+        changelist = super().get_changelist_instance(request)
+        tasks = list(changelist.result_list)
+        names = owner_names(task.owner for task in tasks)
+        for task in tasks:
+            task._owner_name = names[task.owner]
+        return changelist
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         """Return False: tasks are created by ``tools/call``."""
@@ -92,17 +155,23 @@ class McpTaskAdmin(DenyFraming, _ModelAdmin):
         """Return False: tasks change only through their run and their client."""
         return False
 
-    @admin.display(description="task id")
+    @admin.display(description=_("task id"))
     def short_id(self, task: McpTask) -> str:
         """Return the first characters of the task id."""
         return f"{task.pk[:12]}…"
 
-    @admin.display(description="age", ordering="created_at")
+    @admin.display(description=_("owner"), ordering="owner")
+    def owner_name(self, task: McpTask) -> str:
+        """Return who owns the task, as a user name (``owner_names``)."""
+        known = getattr(task, "_owner_name", None)
+        return known if isinstance(known, str) else owner_names([task.owner])[task.owner]
+
+    @admin.display(description=_("age"), ordering="created_at")
     def age(self, task: McpTask) -> str:
         """Return how long ago the task was created."""
         return timesince(task.created_at)
 
-    @admin.display(description="lease")
+    @admin.display(description=_("lease"))
     def lease(self, task: McpTask) -> str:
         """Return the lease state (``lease_state``)."""
         return lease_state(task)

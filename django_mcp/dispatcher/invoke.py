@@ -9,9 +9,11 @@ increasing (MCP 2026-07-28 basic/patterns/progress).
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from typing import Any, Final
 
 from django.core.signals import got_request_exception
 
@@ -21,11 +23,28 @@ from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.server.handlers import Handler
 
-__all__ = ["invoke", "report_failure"]
+__all__ = ["collect_failures", "invoke", "report_failure"]
 
 logger = logging.getLogger(__name__)
 
 _DONE = object()
+
+#: Where ``report_failure`` also puts what it logs, inside ``collect_failures()``.
+_collected: Final[ContextVar[list[BaseException] | None]] = ContextVar("django_mcp_failures", default=None)
+
+
+@contextlib.contextmanager
+def collect_failures() -> Iterator[list[BaseException]]:
+    """Collect the exceptions ``report_failure`` logs in this context (and its tasks).
+
+    The admin's playground shows them to staff; they never reach a client.
+    """
+    seen: list[BaseException] = []
+    token = _collected.set(seen)
+    try:
+        yield seen
+    finally:
+        _collected.reset(token)
 
 
 async def invoke(
@@ -130,5 +149,8 @@ class _ProgressTracker:
 def report_failure(request: McpRequest, exc: BaseException, what: str) -> None:
     """Log an unexpected exception in user code; the client never sees its text."""
     logger.error("Unexpected error in %s", what, exc_info=exc)
+    seen = _collected.get()
+    if seen is not None:
+        seen.append(exc)
     # Let Sentry-style handlers that listen to Django's signal see it too.
     got_request_exception.send(sender=None, request=request.http_request)

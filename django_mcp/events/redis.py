@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from django.core.checks import CheckMessage, Error
+from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace, get_setting
 from django_mcp.events.base import EventBackend, EventsUnavailable, ForwardFailed
@@ -251,8 +252,8 @@ class RedisEventBackend(EventBackend):
         except ImportError:
             return [
                 Error(
-                    "RedisEventBackend needs the redis package.",
-                    hint="pip install 'django-mcp-toolkit[redis]'",
+                    _("RedisEventBackend needs the redis package."),
+                    hint=_("pip install 'django-mcp-toolkit[redis]'"),
                     id="django_mcp.E020",
                 )
             ]
@@ -261,8 +262,10 @@ class RedisEventBackend(EventBackend):
         except ValueError as exc:
             return [
                 Error(
-                    f"MCP_REDIS_URL {self.url!r} is not a valid Redis URL: {exc}",
-                    hint="Use redis://host:port/db or rediss://...",
+                    _("MCP_REDIS_URL {self_url!r} is not a valid Redis URL: {exc}").format(
+                        self_url=self.url, exc=exc
+                    ),
+                    hint=_("Use redis://host:port/db or rediss://..."),
                     id="django_mcp.E021",
                 )
             ]

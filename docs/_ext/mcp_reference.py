@@ -27,6 +27,7 @@ import dataclasses
 import importlib
 import pkgutil
 import re
+import string
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -332,8 +333,42 @@ class _Scope:
     locals: dict[str, list[ast.expr]]
 
 
+#: The names a message's text is marked for translation with: ``_("...")``.
+_GETTEXT = frozenset({"_", "gettext", "gettext_lazy"})
+
+
+def _translated(node: ast.expr) -> ast.expr | None:
+    """Return the text of ``_("...")``, or None for another expression."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _GETTEXT
+        and len(node.args) == 1
+    ):
+        return node.args[0]
+    return None
+
+
+def _formatted(node: ast.expr) -> tuple[ast.expr, dict[str, ast.expr]] | None:
+    """Return the template and keywords of ``<text>.format(name=value, ...)``, or None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and not node.args
+        and _is_text(node.func.value)
+    ):
+        return node.func.value, {str(keyword.arg): keyword.value for keyword in node.keywords}
+    return None
+
+
 def _is_text(node: ast.expr) -> bool:
     """Return True for an expression that builds a string from literals."""
+    inner = _translated(node)
+    if inner is not None:
+        return _is_text(inner)
+    if _formatted(node) is not None:
+        return True
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
     if isinstance(node, ast.JoinedStr):
@@ -373,6 +408,15 @@ def _local_texts(function: ast.AST | None) -> dict[str, list[ast.expr]]:
 
 def _template(node: ast.expr, scope: _Scope) -> str:
     """Return the text ``node`` builds, with ``{expression}`` for run-time values."""
+    inner = _translated(node)
+    if inner is not None:
+        return _template(inner, scope)
+    formatted = _formatted(node)
+    if formatted is not None:
+        text, values = formatted
+        return "".join(
+            _field(literal, field, values, scope) for literal, field in _fields(_template(text, scope))
+        )
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
@@ -393,6 +437,32 @@ def _template(node: ast.expr, scope: _Scope) -> str:
         texts = [_template(value, scope) for value in scope.locals[node.id]]
         return texts[0] if len(texts) == 1 else "[" + " | ".join(texts) + "]"
     return "{" + ast.unparse(node) + "}"
+
+
+def _fields(text: str) -> list[tuple[str, tuple[str, str | None, str] | None]]:
+    """Split a ``str.format`` template into literal texts and ``(name, conversion, spec)`` fields."""
+    parts: list[tuple[str, tuple[str, str | None, str] | None]] = []
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        parts.append((literal, None))
+        if name is not None:
+            parts.append(("", (name, conversion, spec or "")))
+    return parts
+
+
+def _field(
+    literal: str, field: tuple[str, str | None, str] | None, values: dict[str, ast.expr], scope: _Scope
+) -> str:
+    """Return one part of a ``.format()`` template: a literal, or the value of a field as in an f-string."""
+    if field is None:
+        return literal
+    name, conversion, _spec = field
+    value = values.get(name)
+    if value is None:
+        return "{" + name + "}"
+    as_fstring = ast.FormattedValue(
+        value=value, conversion=ord(conversion) if conversion else -1, format_spec=None
+    )
+    return _template(as_fstring, scope)
 
 
 def _module_name(path: Path) -> str:

@@ -128,6 +128,24 @@ def make(name, *perms):
 
 make("player", "django_mcp.use_playground", "auth.change_user")
 make("viewer")
+make("auditor", "django_mcp.view_mcpauditentry")
+
+from django.utils import timezone
+from django_mcp.models import McpAuditEntry
+
+for outcome, code in [("ok", None), ("tool_error", None), ("error", -32602), ("input_required", None)] * 3:
+    McpAuditEntry.objects.create(
+        created_at=timezone.now(),
+        server="tests.browser.playground_site.mcp.PlaygroundServer",
+        method="tools/call",
+        component="wipe-notes",
+        user_pk="1",
+        username="player",
+        client="user:1",
+        outcome=outcome,
+        error_code=code,
+        duration=0.0123,
+    )
 """
 
 
@@ -159,13 +177,13 @@ def site_url(
 
 
 @contextlib.contextmanager
-def _page(chromium_path: str) -> Iterator[Any]:
+def _page(chromium_path: str, *, locale: str = "en-US") -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium_path, args=CHROMIUM_ARGS, timeout=60_000
         )
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, locale=locale)
             page.set_default_timeout(TIMEOUT_MS)
             yield page
         finally:
@@ -586,3 +604,54 @@ def test_playground_cancels_a_running_task(chromium_path: str, site_url: str) ->
         page.locator("#mcp-task-cancel-form input[type=submit]").click()
         page.locator("#mcp-task.mcp-task-cancelled").wait_for()
         assert page.locator("#mcp-task .mcp-task-status").inner_text() == "cancelled"
+
+
+def test_the_audit_list_fits_beside_the_filters_at_1280_px(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path) as page:
+        _log_in(page, site_url, "auditor")
+        page.goto(f"{site_url}/admin/django_mcp/mcpauditentry/")
+        _shot(page, "audit-entries.png")
+        table, results = _box(page, "#result_list"), _box(page, ".results")
+        sidebar = _box(page, "#changelist-filter")
+        outcomes = page.locator("#result_list td.field-outcome_code").evaluate_all(
+            "cells => cells.map(c => [c.getBoundingClientRect().right, c.innerText, 1])"
+        )
+
+    assert (
+        table["x"] + table["width"] <= results["x"] + results["width"] + 2
+    )  # nothing scrolled out of sight (borders)
+    assert table["x"] + table["width"] <= sidebar["x"]
+    assert sorted({text for _right, text, _lines in outcomes}) == [
+        "error -32602",
+        "input required",
+        "ok",
+        "tool error",
+    ]
+    assert all(right <= results["x"] + results["width"] + 2 for right, _text, _lines in outcomes)
+
+
+def test_the_catalog_and_a_playground_result_in_spanish(chromium_path: str, site_url: str) -> None:
+    with _page(chromium_path, locale="es-ES") as page:  # Accept-Language: es-ES
+        _log_in(page, site_url, "player", SECTION)
+        _styled(page)
+        assert page.locator("#content h1").inner_text().strip() == "Catálogo MCP"
+        summary = " ".join(page.locator("#content-main p.mcp-meta").first.inner_text().split())
+        assert summary.startswith("4 servidores,")
+        assert "Abra un componente para probarlo en el banco de pruebas." in summary
+        headers = page.locator("#result_list thead th").all_inner_texts()
+        assert [text.strip().lower() for text in headers[:3]] == ["servidor", "versión", "montado en"]
+        _shot(page, "es-catalog.png")
+
+        page.goto(f"{site_url}{_component('tool', 'fail')}")
+        assert (
+            page.locator("#mcp-playground h2")
+            .inner_text()
+            .startswith("Banco de pruebas: tools/call como player")
+        )
+        page.click("input.mcp-send")
+        result = page.locator("#mcp-result")
+        result.wait_for()
+        assert result.locator("h2").first.inner_text().strip() == "Resultado"
+        assert "La herramienta informó de un error (isError: true)." in result.inner_text()
+        assert "It went wrong on purpose." in result.inner_text()  # the server's own words
+        _shot(page, "es-playground-result.png")

@@ -21,6 +21,7 @@ import importlib.metadata
 import os
 import re
 import shlex
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -39,6 +40,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.conftest import _free_port
+from tests.wire import modern_headers, modern_request
 
 ROOT = Path(__file__).resolve().parents[2]
 DISTRIBUTION = "django-mcp-toolkit"
@@ -164,6 +166,7 @@ def test_the_demo_prints_its_endpoints_and_admin(demo: Demo) -> None:
     base = f"http://127.0.0.1:{demo.env['PORT']}"
     assert demo.urls == {
         "MCP endpoint of the demo library": f"{base}/mcp/library",
+        "MCP endpoint of the demo shelf": f"{base}/mcp/shelf",
         "Conformance fixture endpoint": f"{base}/conformance/mcp",
         "Admin": f"{base}/admin/",
         "MCP catalog and playground": f"{base}/admin/django_mcp/mcpcatalog/",
@@ -269,3 +272,17 @@ def test_the_admin_urls_answer_and_the_printed_credentials_sign_in(demo: Demo) -
     assert page.status_code == 200
     assert "Demo library" in page.text and "/mcp/library" in page.text
     assert stylesheet.status_code == 200
+
+
+def test_the_demo_records_calls_in_the_audit_trail(demo: Demo) -> None:
+    body = modern_request("server/discover", {})
+    with httpx.Client(timeout=TIMEOUT) as http:
+        answer = http.post(
+            demo.urls["MCP endpoint of the demo library"], json=body, headers=modern_headers(body)
+        )
+    assert answer.status_code == 200, answer.text
+
+    with contextlib.closing(sqlite3.connect(demo.env["DJANGO_MCP_DB"])) as db:
+        (entries,) = db.execute("SELECT COUNT(*) FROM django_mcp_mcpauditentry").fetchone()
+
+    assert entries >= 1  # the admin's "Audit entries" page lists them

@@ -83,3 +83,25 @@ def test_the_local_key_file_is_ignored_by_git() -> None:
         ["git", "check-ignore", "-q", "testproject/.secret_key"], cwd=ROOT, timeout=30, check=False
     )
     assert ignored.returncode == 0
+
+
+def test_the_audit_trail_is_on_when_asked_for() -> None:
+    probe = "import testproject.settings as s; print(s.MCP_AUDIT)"
+
+    def audit(**env: str) -> str:
+        clean = {k: v for k, v in os.environ.items() if k != "DJANGO_MCP_AUDIT"}
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=ROOT,
+            env={**clean, **env},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    # Off for the test suite and the servers it starts; bash .ci/demo sets
+    # DJANGO_MCP_AUDIT=all (tests/demo/test_ci_demo.py sees its entries).
+    assert audit() == "None"
+    assert audit(DJANGO_MCP_AUDIT="all") == "all"

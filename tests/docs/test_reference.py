@@ -10,6 +10,7 @@ checks tables; every management command has a section with its help.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -198,3 +199,18 @@ def test_the_api_reference_covers_exactly_the_pinned_public_modules() -> None:
     pinned = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(pinned)
     assert reference.public_modules() == sorted(["django_mcp", *pinned.PUBLIC_MODULES])
+
+
+NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def test_the_commands_page_counts_and_lists_every_command() -> None:
+    commands = sorted(
+        path.stem for path in (DOCS.parent / "django_mcp" / "management" / "commands").glob("mcp_*.py")
+    )
+    page = (DOCS / "commands.md").read_text(encoding="utf-8")
+    intro = page.split("\n## ", 1)[0]
+
+    assert f"adds {NUMBERS[len(commands)]} commands" in intro
+    assert sorted(re.findall(r"^- \[`(mcp_\w+)`\]", intro, re.MULTILINE)) == commands
+    assert sorted(re.findall(r"^## `(mcp_\w+)`$", page, re.MULTILINE)) == commands

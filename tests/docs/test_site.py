@@ -45,16 +45,15 @@ def _require_docs_tools() -> None:
         pytest.skip(f"{', '.join(missing)} not installed (pip install -e '.[docs]')")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build the site once for this module; return its HTML folder."""
+def _build(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
+    """Build the site with ``options``; return its HTML folder."""
     _require_docs_tools()
     work = tmp_path_factory.mktemp("docs-site")
     out, doctrees = work / "html", work / "doctrees"
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
     built = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(doctrees)]
-        + [str(DOCS), str(out)],
+        + [*options, str(DOCS), str(out)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -65,6 +64,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert built.returncode == 0, built.stderr[-6000:]
     assert built.stderr == "", built.stderr[-6000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build the site once for this module; return its HTML folder."""
+    return _build(tmp_path_factory)
 
 
 def test_the_site_builds_with_no_warning(site: Path) -> None:
@@ -162,3 +167,97 @@ def test_no_private_module_is_in_the_api_reference(site: Path) -> None:
     modules = [name for name, role in _inventory(site).items() if role == "py:module"]
     assert "django_mcp.conf" in modules
     assert [name for name in modules if any(part.startswith("_") for part in name.split("."))] == []
+
+
+# ----------------------------------------------------------- in Spanish
+
+#: The pages translated in full (docs/locale/es/LC_MESSAGES/<page>.po); the
+#: others fall back to English, as the translated index says.
+SPANISH_PAGES = (
+    "index",
+    "installation",
+    "tutorial",
+    "tools",
+    "resources",
+    "prompts",
+    "responses",
+    "admin",
+    "contrib",
+)
+
+
+class _Headings(html.parser.HTMLParser):
+    """Collect the text of a page's h1-h3 headings (without their permalink)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self._depth = 0
+        self._in_link = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("h1", "h2", "h3"):
+            self._depth += 1
+            self.headings.append("")
+        elif self._depth and tag == "a" and ("class", "headerlink") in attrs:
+            self._in_link = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3"):
+            self._depth -= 1
+        elif tag == "a":
+            self._in_link = False
+
+    def handle_data(self, data: str) -> None:
+        if self._depth and not self._in_link:
+            self.headings[-1] += data
+
+
+def _headings(path: Path) -> list[str]:
+    parser = _Headings()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return [" ".join(text.split()) for text in parser.headings]
+
+
+def _plain(markdown: str) -> str:
+    """Return a one-line Markdown text as its HTML reads (no escapes, no code marks)."""
+    return markdown.replace("\\", "").replace("`", "")
+
+
+def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from babel.messages.pofile import read_po
+
+    spanish = _build(tmp_path_factory, "-D", "language=es")
+    for page in SPANISH_PAGES:
+        with (DOCS / "locale" / "es" / "LC_MESSAGES" / f"{page}.po").open("rb") as po:
+            catalog = [message for message in read_po(po) if message.id]
+        assert [m.id for m in catalog if m.fuzzy or not m.string] == [], f"{page}.po: untranslated"
+        # A translated heading keeps its Markdown (escapes, code marks) in the .po.
+        spanish_texts = {_plain(m.string) for m in catalog}
+        english_texts = {_plain(m.id) for m in catalog if m.id != m.string}
+        headings = _headings(spanish / f"{page}.html")
+
+        assert 'lang="es"' in (spanish / f"{page}.html").read_text(encoding="utf-8")
+        assert headings, page
+        assert [text for text in headings if text in english_texts] == [], f"{page}: English headings"
+        assert [text for text in headings if text not in spanish_texts] == [], (
+            f"{page}: headings not in {page}.po"
+        )
+    assert _headings(spanish / "installation.html")[:2] == ["Instalación", "Requisitos"]
+    assert _headings(spanish / "tutorial.html")[:2] == [
+        "Tutorial: un servidor de notas",
+        "1. Un proyecto y una aplicación",
+    ]
+    assert _headings(spanish / "prompts.html")[1:3] == ["Argumentos y mensajes", "Roles y contenido"]
+    assert _headings(spanish / "admin.html")[0] == "El admin: catálogo y banco de pruebas"
+    assert _headings(spanish / "resources.html")[:2] == ["Recursos", "Recursos fijos"]
+    # An untranslated page stays English.
+    assert _headings(spanish / "tools.html")[:2] == ["Herramientas", "Declarar una herramienta"]
+    assert _headings(spanish / "responses.html")[:2] == [
+        "Respuestas",
+        "Cómo da forma el componente al resultado",
+    ]
+    assert _headings(spanish / "contrib.html")[0] == "El código de admin y de API existente como herramientas"
+    assert _headings(spanish / "schemas.html")[0] == "Schemas"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -19,7 +19,9 @@ from django_mcp import (
     Tool,
     ToolAnnotations,
 )
+from django_mcp._catalog import catalog_text
 from django_mcp.registry import registry
+from django_mcp.schemas import Schema
 from tests.wire import call
 
 
@@ -257,3 +259,42 @@ async def test_a_server_with_skills_lists_them_as_skills_list_and_resources_list
         f"      {entry['frontmatter']['description']}\n"
         f"      files: 2, {size} bytes\n"
     )
+
+
+class Shelf(Schema):
+    """Where a book goes."""
+
+    room: str
+
+
+class FilingInput(Schema):
+    title: str
+    note: str | None = None
+    copies: int = 1
+    tags: list[str] = []
+    size: Literal["small", "large"] = "small"
+    shelf: Shelf | None = None
+    weight: int | float | None = None
+
+
+class FileTool(Tool[FilingInput]):
+    """File a book."""
+
+    name = "file"
+
+    def handle(self, payload: FilingInput) -> McpResponse:
+        return McpResponse.text("filed")
+
+
+class FilingServer(Server):
+    name = "filing"
+    tools = (FileTool,)
+
+
+def test_optional_and_nullable_arguments_show_their_types() -> None:
+    text = catalog_text(FilingServer)
+
+    assert (
+        "      arguments (* = required): title*: string, note: string | null, copies: integer, "
+        'tags: string[], size: "large" | "small", shelf: Shelf | null, weight: integer | number | null'
+    ) in text

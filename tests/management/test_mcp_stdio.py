@@ -108,6 +108,21 @@ def test_unknown_server_is_a_command_error_naming_the_registered_ones(registered
     assert "'nope'" in str(raised.value) and "'stdio-command'" in str(raised.value)
 
 
+class BrokenServer(Server):
+    tools = (NoisyTool, NoisyTool)  # one tool twice: does not compile
+
+
+def test_a_server_that_does_not_compile_is_a_command_error(registered: None) -> None:
+    registry.local("broken", BrokenServer)
+    out = io.StringIO()
+
+    with pytest.raises(
+        CommandError, match=r"'broken' does not compile \(django_mcp\.E015\): .*duplicate tool"
+    ):
+        call_command("mcp_stdio", "broken", skip_checks=True, stdout=out)
+    assert out.getvalue() == ""
+
+
 def test_protect_stdout_sends_prints_to_stderr_and_restores(capfd: pytest.CaptureFixture[str]) -> None:
     original = sys.stdout
 

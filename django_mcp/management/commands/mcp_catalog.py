@@ -5,18 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp._catalog import catalog_json, catalog_text, find_servers
 from django_mcp.exceptions import NotRegistered
+from django_mcp.management.base import McpCommand
 
 __all__ = ["Command"]
 
 
-class Command(BaseCommand):
+class Command(McpCommand):
     """Print the compiled catalog of the registered MCP servers."""
 
-    help = (
+    help = _(  # type: ignore[assignment]  # lazy: translated when --help prints it
         "Print the tools, resources, resource templates and prompts of the registered MCP "
         "servers, as compiled, unfiltered by permissions. SERVER is a web path or a local name "
         "(web:PATH or local:NAME when both exist); without it every server is listed. "
@@ -26,8 +29,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Take an optional server and the output format."""
-        parser.add_argument("server", nargs="?", metavar="SERVER", help="Web path or local name.")
-        parser.add_argument("--format", choices=("text", "json"), default="text", help="Output format.")
+        parser.add_argument("server", nargs="?", metavar="SERVER", help=gettext("Web path or local name."))
+        parser.add_argument(
+            "--format", choices=("text", "json"), default="text", help=gettext("Output format.")
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Print the selected catalogs."""
@@ -46,6 +51,6 @@ class Command(BaseCommand):
                     data[entry.kind][entry.key] = catalog_json(entry.server)
             self.stdout.write(msgspec.json.format(msgspec.json.encode(data), indent=2).decode())
         elif not entries:
-            self.stdout.write("No MCP servers are registered.")
+            self.stdout.write(gettext("No MCP servers are registered."))
         else:
             self.stdout.write("\n\n".join(catalog_text(entry.server, label=entry.label) for entry in entries))

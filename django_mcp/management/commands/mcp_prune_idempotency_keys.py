@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import DatabaseError
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp.dispatcher.idempotency import prune
+from django_mcp.management.base import McpCommand
 
 __all__ = ["Command"]
 
 
-class Command(BaseCommand):
+class Command(McpCommand):
     """Delete the idempotency keys older than ``MCP_IDEMPOTENCY_KEY_TTL`` seconds."""
 
-    help = (
+    help = _(  # type: ignore[assignment]  # lazy: translated when --help prints it
         "Delete the idempotency keys of MCP tool calls (and the results stored with them) "
         "reserved more than MCP_IDEMPOTENCY_KEY_TTL seconds ago. Expired keys already count as "
         "absent, so this only keeps the table small. Safe to run at any time, from cron or a "
@@ -25,7 +28,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         """Take --dry-run."""
         parser.add_argument(
-            "--dry-run", action="store_true", help="Count what would be deleted; delete nothing."
+            "--dry-run", action="store_true", help=gettext("Count what would be deleted; delete nothing.")
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -34,7 +37,17 @@ class Command(BaseCommand):
         try:
             count = prune(dry_run=dry_run)
         except DatabaseError as exc:
-            raise CommandError(f"Could not prune MCP idempotency keys: {exc}") from None
-        verb = "Would delete" if dry_run else "Deleted"
-        keys = "key" if count == 1 else "keys"
-        self.stdout.write(f"{verb} {count} expired idempotency {keys}.")
+            raise CommandError(
+                gettext("Could not prune MCP idempotency keys: {error}").format(error=exc)
+            ) from None
+        if dry_run:
+            done = ngettext(
+                "Would delete {count} expired idempotency key.",
+                "Would delete {count} expired idempotency keys.",
+                count,
+            )
+        else:
+            done = ngettext(
+                "Deleted {count} expired idempotency key.", "Deleted {count} expired idempotency keys.", count
+            )
+        self.stdout.write(done.format(count=count))

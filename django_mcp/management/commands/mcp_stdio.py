@@ -14,20 +14,24 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from django_mcp.conf import get_django_settings
 from django_mcp.exceptions import NotRegistered
+from django_mcp.management.base import McpCommand
 from django_mcp.registry import registry
 from django_mcp.transports.stdio import protect_stdout, run_stdio
 
 __all__ = ["Command"]
 
 
-class Command(BaseCommand):
+class Command(McpCommand):
     """Serve the server registered with ``django_mcp.local(NAME, ...)``."""
 
-    help = (
+    help = _(  # type: ignore[assignment]  # lazy: translated when --help prints it
         "Serve the MCP server registered with django_mcp.local(NAME, ...) over STDIO: "
         "newline-delimited JSON-RPC on stdin and stdout, logs on stderr. "
         "Runs until stdin is closed."
@@ -35,11 +39,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         """Take the local server's name and the optional user to act as."""
-        parser.add_argument("server", metavar="NAME", help="Name given to django_mcp.local().")
+        parser.add_argument("server", metavar="NAME", help=gettext("Name given to django_mcp.local()."))
         parser.add_argument(
             "--user",
             metavar="USERNAME",
-            help=(
+            help=gettext(
                 "Make every request as this active user (looked up by the user model's "
                 "USERNAME_FIELD, without a password), so permissions and authorize() hooks "
                 "see them. Read once at start: restart to pick up changes to the user."
@@ -52,9 +56,20 @@ class Command(BaseCommand):
         try:
             server = registry.get("local", name)
         except NotRegistered:
-            known = ", ".join(repr(key) for key in registry.local_servers()) or "none"
+            known = ", ".join(repr(key) for key in registry.local_servers()) or gettext("none")
             raise CommandError(
-                f"No local MCP server named {name!r}. Registered local servers: {known}."
+                gettext("No local MCP server named {name!r}. Registered local servers: {known}.").format(
+                    name=name, known=known
+                )
+            ) from None
+        try:
+            registry.dispatcher(server)  # compiled before anything is written to stdout
+        except ImproperlyConfigured as exc:
+            # Only with --skip-checks: the system checks report it first (E015).
+            raise CommandError(
+                gettext("The local MCP server {name!r} does not compile (django_mcp.E015): {error}").format(
+                    name=name, error=exc
+                )
             ) from None
         user = _find_user(options["user"]) if options["user"] is not None else None
         with protect_stdout() as frames:
@@ -68,12 +83,16 @@ class Command(BaseCommand):
 def _find_user(username: str) -> Any:
     """Return the active user named ``username``, or raise ``CommandError``."""
     if not get_django_settings().auth_installed:
-        raise CommandError("--user needs django.contrib.auth in INSTALLED_APPS.")
+        raise CommandError(gettext("--user needs django.contrib.auth in INSTALLED_APPS."))
     model = get_user_model()
     try:
         user = model._default_manager.get_by_natural_key(username)
     except model.DoesNotExist:
-        raise CommandError(f"--user: no user with {model.USERNAME_FIELD} {username!r}.") from None
+        raise CommandError(
+            gettext("--user: no user with {field} {username!r}.").format(
+                field=model.USERNAME_FIELD, username=username
+            )
+        ) from None
     if not user.is_active:
-        raise CommandError(f"--user: the user {username!r} is not active.")
+        raise CommandError(gettext("--user: the user {username!r} is not active.").format(username=username))
     return user
