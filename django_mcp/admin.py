@@ -487,7 +487,7 @@ class McpCatalogAdmin(DenyFraming, _ModelAdmin):
         found = find_entry(unquote(object_id))
         uri = app_host.app_uri(found[1]) if found is not None else None
         if found is None or uri is None:
-            raise Http404("No MCP tool with an App is registered under this id.")
+            raise Http404(gettext("No MCP tool with an App is registered under this id."))
         return found[0], found[1], uri
 
     def app_view(self, request: HttpRequest, object_id: str) -> HttpResponse:

@@ -671,9 +671,11 @@ def _check_observability() -> list[CheckMessage]:
         if not isinstance(enabled, bool):
             messages.append(
                 Error(
-                    f"{name} must be True or False, got {enabled!r}.",
-                    hint="True (the default) serves this Beta extension to the servers that offer it; "
-                    "False stops advertising it and answers its methods -32601.",
+                    _("{name} must be True or False, got {enabled!r}.").format(name=name, enabled=enabled),
+                    hint=_(
+                        "True (the default) serves this Beta extension to the servers that offer it; "
+                        "False stops advertising it and answers its methods -32601."
+                    ),
                     id="django_mcp.E040",
                 )
             )
@@ -827,12 +829,18 @@ def _check_instructions(where: str, server: type[Any]) -> list[CheckMessage]:
     kind = type(declared).__name__
     return [
         CheckWarning(
-            f"{where} ({server.__module__}.{server.__qualname__}) declares instructions as a {kind}, "
-            "not a constant string.",
-            hint="Clients put the instructions in the model's context: text computed at run time "
-            "(a property, a callable, a template rendered from the database) is a prompt-injection "
-            "path. Declare instructions = '...' as a literal string, or silence django_mcp.W016 "
-            "once you have checked where the text comes from.",
+            _(
+                "{where} ({server_module}.{server_qualname}) declares instructions as a {kind}, "
+                "not a constant string."
+            ).format(
+                where=where, server_module=server.__module__, server_qualname=server.__qualname__, kind=kind
+            ),
+            hint=_(
+                "Clients put the instructions in the model's context: text computed at run time "
+                "(a property, a callable, a template rendered from the database) is a prompt-injection "
+                "path. Declare instructions = '...' as a literal string, or silence django_mcp.W016 "
+                "once you have checked where the text comes from."
+            ),
             obj=server,
             id="django_mcp.W016",
         )
@@ -861,10 +869,19 @@ def check_app_origins(app_configs: Sequence[Any] | None = None, **kwargs: Any) -
                 app_classes.setdefault(resource.component, None)
     return [
         CheckWarning(
-            f"The MCP App {app.__module__}.{app.__qualname__} loads from {found.origin} "
-            f"({found.source}), which its csp does not declare: hosts block it.",
-            hint=f"Add {found.origin!r} to the App's Csp({found.field}=...), or inline the file "
-            "with {% mcp_inline_static %}.",
+            _(
+                "The MCP App {app_module}.{app_qualname} loads from {found_origin} "
+                "({found_source}), which its csp does not declare: hosts block it."
+            ).format(
+                app_module=app.__module__,
+                app_qualname=app.__qualname__,
+                found_origin=found.origin,
+                found_source=found.source,
+            ),
+            hint=_(
+                "Add {found_origin!r} to the App's Csp({found_field}=...), or inline the file "
+                "with {{% mcp_inline_static %}}."
+            ).format(found_origin=found.origin, found_field=found.field),
             obj=app,
             id="django_mcp.W015",
         )
@@ -936,17 +953,28 @@ def _check_apps(where: str, compiled: Any) -> list[CheckMessage]:
         try:
             get_template(str(name))  # the compiler refuses a missing one
         except TemplateDoesNotExist:
-            problem = "does not exist"
+            problem = _("does not exist")
         except TemplateSyntaxError as exc:
-            problem = f"does not compile ({exc})"
+            problem = _("does not compile ({exc})").format(exc=exc)
         else:
             continue
         messages.append(
             Error(
-                f"{where}: App {entry.definition.uri} ({entry.component.__module__}."
-                f"{entry.component.__qualname__}) renders template {name!r}, which {problem}.",
-                hint="Create the template in an app's templates/ folder (or a TEMPLATES DIRS folder), "
-                "or fix template_name; `manage.py startmcpapp` writes one to start from.",
+                _(
+                    "{where}: App {entry_uri} ({app_module}.{app_qualname}) renders template {name!r}, "
+                    "which {problem}."
+                ).format(
+                    where=where,
+                    entry_uri=entry.definition.uri,
+                    app_module=entry.component.__module__,
+                    app_qualname=entry.component.__qualname__,
+                    name=name,
+                    problem=problem,
+                ),
+                hint=_(
+                    "Create the template in an app's templates/ folder (or a TEMPLATES DIRS folder), "
+                    "or fix template_name; `manage.py startmcpapp` writes one to start from."
+                ),
                 obj=entry.component,
                 id="django_mcp.E039",
             )

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 import msgspec
+from django.utils.translation import gettext
 
 from django_mcp.protocol.extensions import STAGES
 from django_mcp.protocol.versions import SUPPORTED_VERSIONS
@@ -81,15 +82,23 @@ def server_card(
     card_name = name if name is not None else info["name"]
     if not (3 <= len(card_name) <= 200 and _NAME_RE.match(card_name)):
         raise CardError(
-            f"A server card's name is 'namespace/name' (reverse DNS, e.g. 'com.example/weather'), "
-            f"got {card_name!r}: pass --name."
+            gettext(
+                "A server card's name is 'namespace/name' (reverse DNS, e.g. 'com.example/weather'), "
+                "got {card_name!r}: pass --name."
+            ).format(card_name=card_name)
         )
     text = description if description is not None else info.get("description")
     if not text or len(text) > _MAX_DESCRIPTION:
-        problem = "has no description" if not text else f"description is {len(text)} characters"
+        problem = (
+            gettext("has no description")
+            if not text
+            else gettext("description is {length} characters").format(length=len(text))
+        )
         raise CardError(
-            f"A server card needs a description of 1 to {_MAX_DESCRIPTION} characters; this server "
-            f"{problem}: pass --description."
+            gettext(
+                "A server card needs a description of 1 to {maximum} characters; this server "
+                "{problem}: pass --description."
+            ).format(maximum=_MAX_DESCRIPTION, problem=problem)
         )
     card: dict[str, Any] = {"$schema": SCHEMA_URL, "name": card_name, "version": info["version"]}
     card["description"] = text

@@ -208,6 +208,38 @@ def test_a_command_s_help_and_errors_are_in_spanish() -> None:
     assert "Cuenta lo que se eliminaría; no elimina nada." in text
 
 
+def test_the_extension_setting_check_is_in_spanish(settings: Any) -> None:
+    settings.MCP_TASKS_EXTENSION = "off"
+
+    with translation.override("es"):
+        messages = [message for message in check_settings() if message.id == "django_mcp.E040"]
+
+    assert messages == [
+        Error(
+            "MCP_TASKS_EXTENSION debe ser True o False; se recibió 'off'.",
+            hint="True (el valor por defecto) sirve esta extensión Beta a los servidores que la ofrecen; "
+            "False deja de anunciarla y responde -32601 a sus métodos.",
+            id="django_mcp.E040",
+        )
+    ]
+
+
+def test_the_mcp_apps_and_server_card_commands_are_in_spanish() -> None:
+    with translation.override("es"):
+        with pytest.raises(
+            CommandError, match="No hay ninguna aplicación instalada con la etiqueta 'nowhere'"
+        ):
+            call_command("startmcpapp", "nowhere", "board")
+        app_help = load_command_class("django_mcp", "startmcpapp").create_parser("manage.py", "startmcpapp")
+        card_help = load_command_class("django_mcp", "mcp_card").create_parser("manage.py", "mcp_card")
+        app_text, card_text = app_help.format_help(), card_help.format_help()
+
+    assert "Escribe una nueva App MCP en una aplicación instalada" in " ".join(app_text.split())
+    assert "El nombre de la App, como 'order-board'." in " ".join(app_text.split())
+    assert "Escribe la Server Card (SEP-2127, borrador)" in " ".join(card_text.split())
+    assert "URL absoluta del endpoint Streamable HTTP." in " ".join(card_text.split())
+
+
 def test_json_rpc_errors_stay_english() -> None:
     with translation.override("es"):
         assert MethodNotFound().message == "Method not found"

@@ -27,6 +27,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
+from django.utils.translation import gettext
+
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
 from django_mcp._admin.playground import Outcome, record
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
@@ -85,17 +87,27 @@ async def read_app(server: ServerCatalog, user: Any, uri: str) -> AppPage:
     client = McpTestClient(server.server, user, client_capabilities=CLIENT_CAPABILITIES)
     result = await client.read_resource(uri)
     if result.error is not None:
-        return AppPage(uri, problem=f"resources/read answered JSON-RPC error {result.error.get('code')}.")
+        return AppPage(
+            uri,
+            problem=gettext("resources/read answered JSON-RPC error {code}.").format(
+                code=result.error.get("code")
+            ),
+        )
     for item in result.result.get("contents") or ():
         if not isinstance(item, Mapping) or item.get("uri") != uri or item.get("mimeType") != MIME_TYPE:
             continue
         text = item.get("text")
         if not isinstance(text, str):
-            return AppPage(uri, problem="The App's content is not text.")
+            return AppPage(uri, problem=gettext("The App's content is not text."))
         meta = item.get("_meta")
         ui = meta.get(META_KEY) if isinstance(meta, Mapping) else None
         return AppPage(uri, html=text, ui=ui if isinstance(ui, Mapping) else {})
-    return AppPage(uri, problem=f"resources/read returned no {MIME_TYPE} content for {uri}.")
+    return AppPage(
+        uri,
+        problem=gettext("resources/read returned no {mime_type} content for {uri}.").format(
+            mime_type=MIME_TYPE, uri=uri
+        ),
+    )
 
 
 def content_security_policy(ui: Mapping[str, Any]) -> str:

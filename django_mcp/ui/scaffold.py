@@ -22,6 +22,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from django.utils.translation import gettext
+
 __all__ = ["Scaffold", "ScaffoldError", "plan", "write"]
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
@@ -52,8 +54,10 @@ def plan(app_label: str, app_module: str, app_path: Path, name: str) -> Scaffold
     """
     if not _NAME_RE.match(name):
         raise ScaffoldError(
-            f"{name!r} is not a valid App name: use lowercase letters, digits, '-' and '_', "
-            "starting with a letter (such as 'order-board')"
+            gettext(
+                "{name!r} is not a valid App name: use lowercase letters, digits, '-' and '_', "
+                "starting with a letter (such as 'order-board')"
+            ).format(name=name)
         )
     snake, kebab = name.replace("-", "_"), name.replace("_", "-")
     camel = "".join(word.title() for word in snake.split("_"))
@@ -96,7 +100,9 @@ def write(scaffold: Scaffold) -> None:
     """
     existing = [str(path) for path in scaffold.contents if path.exists()]
     if existing:
-        raise ScaffoldError(f"{', '.join(existing)} already exist(s); nothing was written")
+        raise ScaffoldError(
+            gettext("{existing} already exist(s); nothing was written").format(existing=", ".join(existing))
+        )
     for path, text in scaffold.contents.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         # "x": never replace a file created meanwhile.
