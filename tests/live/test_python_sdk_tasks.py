@@ -181,10 +181,11 @@ async def test_the_server_advertises_the_extension_to_the_sdk(endpoint: str) -> 
         async with connect(endpoint, TasksClient()) as client:
             capabilities = client.server_capabilities
 
-    # The fixture serves skills too (io.modelcontextprotocol/skills).
+    # The fixture serves skills too (io.modelcontextprotocol/skills); both are
+    # Beta extensions, which declare the revision they implement.
     assert capabilities.extensions == {
-        EXTENSION: {},
-        "io.modelcontextprotocol/skills": {"directoryRead": True},
+        EXTENSION: {"revision": "1"},
+        "io.modelcontextprotocol/skills": {"directoryRead": True, "revision": "1"},
     }
 
 
