@@ -22,11 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_KEY = "django-mcp-demo-not-secret"
 
 
-def load_settings(**env: str) -> tuple[str, str]:
-    """Return ``(DEBUG, SECRET_KEY)`` of the demo settings loaded under ``env``."""
-    clean = {k: v for k, v in os.environ.items() if k not in ("DJANGO_DEBUG", "DJANGO_SECRET_KEY")}
+#: The environment variables the demo settings read: unset unless a test sets them.
+DEMO_ENVIRONMENT = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_MCP_AUDIT")
+
+
+def demo_values(*names: str, **env: str) -> list[str]:
+    """Return ``str()`` of the demo settings ``names``, loaded under ``env``."""
+    clean = {k: v for k, v in os.environ.items() if k not in DEMO_ENVIRONMENT}
+    probe = "import testproject.settings as s; " + "; ".join(f"print(s.{name})" for name in names)
     result = subprocess.run(
-        [sys.executable, "-c", "import testproject.settings as s; print(s.DEBUG); print(s.SECRET_KEY)"],
+        [sys.executable, "-c", probe],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
@@ -34,7 +39,12 @@ def load_settings(**env: str) -> tuple[str, str]:
         timeout=60,
         check=True,
     )
-    debug, key = result.stdout.splitlines()
+    return result.stdout.splitlines()
+
+
+def load_settings(**env: str) -> tuple[str, str]:
+    """Return ``(DEBUG, SECRET_KEY)`` of the demo settings loaded under ``env``."""
+    debug, key = demo_values("DEBUG", "SECRET_KEY", **env)
     return debug, key
 
 
@@ -86,22 +96,7 @@ def test_the_local_key_file_is_ignored_by_git() -> None:
 
 
 def test_the_audit_trail_is_on_when_asked_for() -> None:
-    probe = "import testproject.settings as s; print(s.MCP_AUDIT)"
-
-    def audit(**env: str) -> str:
-        clean = {k: v for k, v in os.environ.items() if k != "DJANGO_MCP_AUDIT"}
-        done = subprocess.run(
-            [sys.executable, "-c", probe],
-            cwd=ROOT,
-            env={**clean, **env},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        return done.stdout.strip()
-
     # Off for the test suite and the servers it starts; bash .ci/demo sets
     # DJANGO_MCP_AUDIT=all (tests/demo/test_ci_demo.py sees its entries).
-    assert audit() == "None"
-    assert audit(DJANGO_MCP_AUDIT="all") == "all"
+    assert demo_values("MCP_AUDIT") == ["None"]
+    assert demo_values("MCP_AUDIT", DJANGO_MCP_AUDIT="all") == ["all"]
