@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 
 from django_mcp.protocol.skills import EXTENSION as SKILLS
 from django_mcp.protocol.tasks import EXTENSION as TASKS
+from django_mcp.protocol.ui import EXTENSION as UI  # MCP Apps (Stable): no revision
 
 __all__ = [
     "INITIAL_REVISION",
@@ -38,9 +39,6 @@ __all__ = [
 
 Stage = Literal["experimental", "beta", "stable", "core"]
 """An extension's stage in the lifecycle (SEP-3392 "Stages")."""
-
-UI: Final = "io.modelcontextprotocol/ui"
-"""MCP Apps (Stable): listed for its stage only; this package declares it nowhere."""
 
 STAGES: Final[Mapping[str, Stage]] = {
     TASKS: "beta",
@@ -77,11 +75,8 @@ def client_revision(capabilities: Mapping[str, Any], extension: str) -> str | No
     object is not an object), or declares a ``revision`` this package does
     not implement. An absent ``revision`` is the initial one.
     """
-    extensions = capabilities.get("extensions")
-    if not isinstance(extensions, Mapping):
-        return None
-    declared = extensions.get(extension)
-    if not isinstance(declared, Mapping):
+    declared = _declared(capabilities, extension)
+    if declared is None:
         return None
     revision = declared.get("revision", INITIAL_REVISION)
     known = REVISIONS.get(extension, (INITIAL_REVISION,))
@@ -90,6 +85,11 @@ def client_revision(capabilities: Mapping[str, Any], extension: str) -> str | No
 
 def declares_unknown_revision(capabilities: Mapping[str, Any], extension: str) -> bool:
     """Return True when the client declares ``extension`` with a ``revision`` not implemented here."""
+    return _declared(capabilities, extension) is not None and client_revision(capabilities, extension) is None
+
+
+def _declared(capabilities: Mapping[str, Any], extension: str) -> Mapping[str, Any] | None:
+    """Return the settings object the client declares for ``extension``, None when it is not one."""
     extensions = capabilities.get("extensions")
     declared = extensions.get(extension) if isinstance(extensions, Mapping) else None
-    return isinstance(declared, Mapping) and client_revision(capabilities, extension) is None
+    return declared if isinstance(declared, Mapping) else None
