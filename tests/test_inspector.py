@@ -261,25 +261,23 @@ def test_the_base_url_defaults_to_the_port_in_the_environment(monkeypatch: pytes
     assert default_base_url() == "http://127.0.0.1:8000"
 
 
+def _printed_warnings(base_url: str) -> str:
+    """Return what ``mcp_inspector ping --base-url BASE_URL --print`` writes to stderr."""
+    err = io.StringIO()
+    call_command("mcp_inspector", "ping", "--base-url", base_url, "--print", stdout=io.StringIO(), stderr=err)
+    return err.getvalue()
+
+
 def test_the_command_warns_when_nothing_answers_at_the_base_url() -> None:
     registry.web("ping", PingServer)
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    err = io.StringIO()
 
-    call_command(
-        "mcp_inspector",
-        "ping",
-        "--base-url",
-        f"http://127.0.0.1:{port}",
-        "--print",
-        stdout=io.StringIO(),
-        stderr=err,
-    )
+    warned = _printed_warnings(f"http://127.0.0.1:{port}")
 
-    assert f"nothing answers at http://127.0.0.1:{port}/mcp/ping" in err.getvalue()
-    assert "--base-url http://HOST:PORT" in err.getvalue()
+    assert f"nothing answers at http://127.0.0.1:{port}/mcp/ping" in warned
+    assert "--base-url http://HOST:PORT" in warned
 
 
 def test_the_command_does_not_warn_when_the_site_answers() -> None:
@@ -288,17 +286,7 @@ def test_the_command_does_not_warn_when_the_site_answers() -> None:
         listening.bind(("127.0.0.1", 0))
         listening.listen(1)
         port = listening.getsockname()[1]
-        err = io.StringIO()
-
-        call_command(
-            "mcp_inspector",
-            "ping",
-            "--base-url",
-            f"http://127.0.0.1:{port}",
-            "--print",
-            stdout=io.StringIO(),
-            stderr=err,
-        )
+        warned = _printed_warnings(f"http://127.0.0.1:{port}")
 
     assert answers(f"http://127.0.0.1:{port}") is False  # closed again
-    assert err.getvalue() == ""
+    assert warned == ""
