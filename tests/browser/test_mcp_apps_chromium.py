@@ -28,7 +28,6 @@ import contextlib
 import json
 import mimetypes
 import os
-import subprocess
 import sys
 import threading
 import urllib.request
@@ -40,7 +39,15 @@ from typing import Any
 import pytest
 from django.contrib.admin.utils import quote
 
-from tests.browser.test_admin_chromium import CHROMIUM_ARGS, PASSWORD, TIMEOUT_MS, chromium_path
+from tests.browser.test_admin_chromium import (
+    CHROMIUM_ARGS,
+    PASSWORD,
+    TIMEOUT_MS,
+    _log_in,
+    _run,
+    _unavailable,
+    chromium_path,
+)
 from tests.conftest import _free_port, uvicorn_command
 from tests.wire import modern_headers, modern_meta, modern_request
 
@@ -134,19 +141,6 @@ window.hostReady = true;
 </body>
 </html>
 """
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it (this module's docstring says how)")
-    pytest.skip(reason)
-
-
-def _run(command: list[str], *, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
 
 @pytest.fixture(scope="module")
@@ -327,11 +321,7 @@ def test_the_app_runs_in_a_host_built_on_the_official_ext_apps_package(
 def test_the_app_runs_inside_the_admin_playground(chromium_path: str, demo_url: str) -> None:
     component = f"{SECTION}{quote(f'{LIBRARY}~tool~{TOOL}')}/change/"
     with _page(chromium_path) as page:
-        page.goto(f"{demo_url}/admin/login/?next={component}")
-        page.fill("#id_username", "player")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{demo_url}{component}")
+        _log_in(page, demo_url, "player", component)
         page.click("#mcp-playground-form input.mcp-send")
         page.locator("#mcp-app-frame").wait_for()
         frame = page.frame_locator("#mcp-app-frame")
