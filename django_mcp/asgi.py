@@ -52,10 +52,11 @@ import functools
 import io
 from typing import Final
 
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import ThreadSensitiveContext
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.urls import get_resolver, set_script_prefix
 
+from django_mcp._sync import run_sync
 from django_mcp._types import ASGIApp, Message, Receive, Scope, Send
 from django_mcp.conf import get_settings
 from django_mcp.registry import registry
@@ -261,7 +262,7 @@ async def _send_reply(reply: HttpReply, send: Send, lease: Lease, body: Body) ->
     finally:
         if reply.closed is not None:
             # Frees what the stream held (a session's stream slot): sync work.
-            await sync_to_async(reply.closed)()
+            await run_sync(reply.closed)
 
 
 @functools.lru_cache(maxsize=256)  # most replies send the same few headers

@@ -32,9 +32,10 @@ import functools
 import logging
 from typing import Any, Final
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import async_to_sync
 from django.core.exceptions import ImproperlyConfigured
 
+from django_mcp._sync import run_sync
 from django_mcp._tasks_framework import framework
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher import task_store
@@ -96,8 +97,8 @@ async def enqueue(task_id: str, *, caller: str | None = None) -> None:
         logger.exception("Could not enqueue task %s on Tasks backend %r", task_id, alias)
         error = InternalError("The task could not be started")
         ttl_ms = await McpTask.objects.filter(pk=task_id).values_list("ttl_ms", flat=True).afirst()
-        await sync_to_async(task_store.finish)(
-            task_id, run=None, ttl_ms=ttl_ms, error=task_store.error_object(error)
+        await run_sync(
+            task_store.finish, task_id, run=None, ttl_ms=ttl_ms, error=task_store.error_object(error)
         )
         raise error from exc
     await McpTask.objects.filter(pk=task_id).aupdate(job_id=job_id)
