@@ -175,8 +175,9 @@ def resource_ui_meta(component: type[AppResource]) -> dict[str, Any]:
     csp = component.csp
     if not isinstance(csp, Csp):
         raise ImproperlyConfigured(f"{label}.csp must be a django_mcp.Csp, got {csp!r}")
-    if csp.to_wire():
-        meta["csp"] = csp.to_wire()
+    wire_csp = csp.to_wire()
+    if wire_csp:
+        meta["csp"] = wire_csp
     permissions = component.permissions
     if isinstance(permissions, str) or not all(p in PERMISSIONS for p in permissions):
         raise ImproperlyConfigured(
