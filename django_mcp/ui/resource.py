@@ -10,9 +10,8 @@ everyone (SEP-1865 "Resource Discovery"), so per-user data belongs in the
 tool result. ``Csp`` lists the external origins the page needs; a host
 allows nothing undeclared.
 
-The compiler (``django_mcp.server.compiler``, through ``ui.compile``)
-checks the declaration; the system check ``django_mcp.E039`` loads the
-template at startup.
+The compiler (``django_mcp.server.compiler``) checks the declaration; the
+system check ``django_mcp.E039`` loads the template at startup.
 """
 
 from __future__ import annotations
