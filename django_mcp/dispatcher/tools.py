@@ -107,10 +107,8 @@ StartTask = Callable[
 
 async def list_tools(call: Call) -> ListToolsResult:
     """Return one page of the tools this caller may use."""
-    listed = tuple(call.compiled.tools.values())
     search = call.compiled.tool_search
-    if search is not None:
-        listed = await listed_tools(call, search, listed)
+    listed = tuple(call.compiled.tools.values()) if search is None else await listed_tools(call, search)
     entries, cursor = await page(call, listed)
     if call.ctx.era == "legacy":
         legacy = call.compiled.legacy_tools
@@ -150,16 +148,14 @@ async def call_tool(
             await settle(held, answered)
 
 
-async def listed_tools(
-    call: Call, search: ToolCatalog, entries: tuple[CompiledTool, ...]
-) -> tuple[CompiledTool, ...]:
+async def listed_tools(call: Call, search: ToolCatalog) -> tuple[CompiledTool, ...]:
     """Return what ``tools/list`` pages for a server with tool search.
 
-    Every tool while the caller may use at most ``threshold``; above it,
-    the ``always`` tools and the two meta-tools. Counting stops at the
-    first tool over the threshold.
+    Every tool (``search.entries``) while the caller may use at most
+    ``threshold``; above it, the ``always`` tools and the two meta-tools.
+    Counting stops at the first tool over the threshold.
     """
-    threshold = search.threshold
+    entries, threshold = search.entries, search.threshold
     if len(entries) <= threshold:
         return entries
     if call.compiled.caller_dependent:
