@@ -54,6 +54,12 @@ def bridge_source() -> str:
     return BRIDGE_PATH.read_text(encoding="utf-8")
 
 
+@functools.cache
+def _bridge_body() -> str:
+    # Escaped once: the bridge is our own file, the same at every render.
+    return _escape(bridge_source())
+
+
 def _escape(source: str) -> str:
     # Inside <script> and <style> only "</script", "</style" and "<!--"
     # change how the HTML parser reads on; "<\/" and "<\!--" mean the same
@@ -70,7 +76,7 @@ def mcp_app_bridge(name: str = "", version: str = "", *, auto_resize: bool = Tru
         version,
         "true" if auto_resize else "false",
     )
-    return mark_safe(f"{attributes}\n{_escape(bridge_source())}</script>")  # noqa: S308 - our own file
+    return mark_safe(f"{attributes}\n{_bridge_body()}</script>")  # noqa: S308 - our own file
 
 
 def _find(path: str) -> str:
