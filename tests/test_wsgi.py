@@ -9,7 +9,6 @@ body is drained before the answer goes, and a disallowed Host is JSON.
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import sys
@@ -24,6 +23,7 @@ from django.core.wsgi import get_wsgi_application
 from django_mcp.protocol import jsonrpc
 from django_mcp.transports._body import DRAIN_BYTES
 from django_mcp.wsgi import McpWSGIApp
+from tests.calls import python_calls
 from tests.wire import modern_headers, tool_request
 
 URL = "/conformance/mcp"
@@ -95,6 +95,23 @@ def call(app: McpWSGIApp, env: dict[str, Any]) -> tuple[int, dict[str, str], byt
     finally:
         getattr(result, "close", lambda: None)()
     return started["status"], started["headers"], body
+
+
+def warm_python_calls(
+    app: Any, path: str, data: bytes, headers: dict[str, str]
+) -> tuple[int, tuple[int, dict[str, str], bytes]]:
+    """Return the Python calls one POST of ``data`` to ``path`` makes, and its answer.
+
+    Three requests go first, to warm what the first ones fill (caches, the
+    URL's endpoint, the Host verdict, database connections).
+    """
+
+    def request() -> tuple[int, dict[str, str], bytes]:
+        return call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
+
+    for _ in range(3):
+        request()
+    return python_calls(request)
 
 
 @pytest.fixture
@@ -269,7 +286,7 @@ def test_a_progress_call_streams_from_the_workers_thread(app: McpWSGIApp) -> Non
 def test_an_echo_tool_call_makes_fewer_python_calls_than_a_bare_django_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tests.calls import python_calls, without_wire_hooks
+    from tests.calls import without_wire_hooks
     from tests.echo_server import FLOOR_URL, URL, echo_request
 
     without_wire_hooks(monkeypatch)
@@ -279,12 +296,7 @@ def test_an_echo_tool_call_makes_fewer_python_calls_than_a_bare_django_view(
         ("mcp", McpWSGIApp(get_wsgi_application()), URL),
         ("floor", get_wsgi_application(), FLOOR_URL),
     ):
-        for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
-            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        request = functools.partial(environ, data, headers=headers, length=len(data), PATH_INFO=path)
-        counted[name], (status, _headers, body) = python_calls(
-            lambda app=app, request=request: call(app, request())
-        )
+        counted[name], (status, _headers, body) = warm_python_calls(app, path, data, headers)
         assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
 
     # The floor is a Django view that only decodes and encodes with msgspec,
@@ -320,7 +332,7 @@ def test_a_sync_orm_tool_call_starts_no_thread_and_runs_no_event_loop(
 def test_a_sync_orm_tool_call_makes_no_more_python_calls_than_a_bare_django_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tests.calls import python_calls, without_wire_hooks
+    from tests.calls import without_wire_hooks
     from tests.echo_server import ORM_FLOOR_URL, ORM_URL, orm_request
 
     without_wire_hooks(monkeypatch)
@@ -331,12 +343,7 @@ def test_a_sync_orm_tool_call_makes_no_more_python_calls_than_a_bare_django_view
         ("mcp", McpWSGIApp(get_wsgi_application()), ORM_URL),
         ("floor", get_wsgi_application(), ORM_FLOOR_URL),
     ):
-        for _ in range(3):  # warm: caches, the URL's endpoint, the Host verdict
-            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        request = functools.partial(environ, data, headers=headers, length=len(data), PATH_INFO=path)
-        counted[name], (status, _headers, body) = python_calls(
-            lambda app=app, request=request: call(app, request())
-        )
+        counted[name], (status, _headers, body) = warm_python_calls(app, path, data, headers)
         content = json.loads(body)["result"]["content"]
         assert (status, content) == (200, [{"type": "text", "text": "wsgi-orm"}])
 

@@ -1431,20 +1431,16 @@ def test_the_view_under_djangos_wsgi_handler_costs_at_most_100_python_calls_more
 ) -> None:
     from django.core.wsgi import get_wsgi_application
 
-    from tests.calls import python_calls, without_wire_hooks
+    from tests.calls import without_wire_hooks
     from tests.echo_server import FLOOR_URL, URL, echo_request
-    from tests.test_wsgi import call, environ
+    from tests.test_wsgi import warm_python_calls
 
     without_wire_hooks(monkeypatch)
     app = get_wsgi_application()
     data, headers = echo_request()
     counted = {}
     for path in (URL, FLOOR_URL):
-        for _ in range(3):  # warm: caches, connections
-            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        counted[path], (status, _headers, body) = python_calls(
-            lambda path=path: call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        )
+        counted[path], (status, _headers, body) = warm_python_calls(app, path, data, headers)
         assert (status, json.loads(body)["result"]["content"]) == (200, [{"type": "text", "text": "hello"}])
 
     # Both go through the same handler and middleware; the bare view only
@@ -1460,9 +1456,9 @@ def test_a_sync_orm_tool_under_djangos_wsgi_handler_starts_no_thread_and_costs_a
     from django.contrib.auth import get_user_model
     from django.core.wsgi import get_wsgi_application
 
-    from tests.calls import python_calls, started, without_wire_hooks
+    from tests.calls import started, without_wire_hooks
     from tests.echo_server import ORM_FLOOR_URL, ORM_URL, orm_request
-    from tests.test_wsgi import call, environ
+    from tests.test_wsgi import call, environ, warm_python_calls
 
     without_wire_hooks(monkeypatch)
     get_user_model().objects.create_user("view-orm")
@@ -1470,11 +1466,7 @@ def test_a_sync_orm_tool_under_djangos_wsgi_handler_starts_no_thread_and_costs_a
     data, headers = orm_request()
     counted = {}
     for path in (ORM_URL, ORM_FLOOR_URL):
-        for _ in range(3):  # warm: caches, connections
-            call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        counted[path], (status, _headers, body) = python_calls(
-            lambda path=path: call(app, environ(data, headers=headers, length=len(data), PATH_INFO=path))
-        )
+        counted[path], (status, _headers, body) = warm_python_calls(app, path, data, headers)
         content = json.loads(body)["result"]["content"]
         assert (status, content) == (200, [{"type": "text", "text": "view-orm"}])
     with started(monkeypatch) as seen:
