@@ -16,7 +16,6 @@
 // - sizes the frame from ui/notifications/size-changed.
 "use strict";
 {
-  const PROTOCOL_VERSION = "2026-01-26";
   const MAX_HEIGHT = 800;
   const frame = document.getElementById("mcp-app-frame");
   const data = frame && JSON.parse(document.getElementById(frame.dataset.bridge).textContent);
@@ -71,7 +70,8 @@
   // an RpcError carrying the JSON-RPC error to answer with.
   const REQUESTS = {
     "ui/initialize": () => ({
-      protocolVersion: PROTOCOL_VERSION,
+      // The revision the admin names (app_host.APP_PROTOCOL_VERSION).
+      protocolVersion: data.protocolVersion,
       hostInfo: {name: "django-mcp-admin", version: "1.0.0"},
       hostCapabilities: {openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: {text: {}}},
       hostContext: hostContext(),
