@@ -55,6 +55,7 @@ from django_mcp.contrib._calls import (
 )
 from django_mcp.contrib.secrets import hidden_fields
 from django_mcp.exceptions import InvalidParams
+from django_mcp.field_errors import field_errors as grouped
 from django_mcp.request import McpRequest
 from django_mcp.response import McpResponse
 from django_mcp.server.primitives import Tool
@@ -221,9 +222,7 @@ class ViewSetTool(Tool):
         status = getattr(response, "status_code", 500)
         data = getattr(response, "data", None)
         if status >= 400:
-            errors: dict[str, list[str]] = {}
-            for path, message in errors_of(data):
-                errors.setdefault(path, []).append(message)
+            errors = grouped(errors_of(data))
             return field_errors(errors or {"": [f"The request failed (HTTP {status})."]})
         if data is None:
             return McpResponse.text("Done." if status != 204 else "Deleted.")
