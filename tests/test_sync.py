@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import pytest
 
 from django_mcp import _sync
 from django_mcp.transports._bridge import SyncDriver
+
+_T = TypeVar("_T")
 
 
 def _thread() -> int:
@@ -25,6 +29,15 @@ async def _twin() -> str:
 
 def _sync_twin() -> str:
     return "sync"
+
+
+def _driven(main: Callable[[], Awaitable[_T]]) -> _T:
+    """Return what ``main()`` returns, driven as a WSGI request is (``SyncDriver``)."""
+    driver = SyncDriver()
+    try:
+        return driver.run(main)
+    finally:
+        driver.close()
 
 
 def test_under_an_event_loop_run_sync_is_sync_to_async() -> None:
@@ -73,11 +86,7 @@ def test_under_the_driver_no_event_loop_runs_while_the_call_is_made() -> None:
     async def main() -> bool:
         return await _sync.run_sync(running)
 
-    driver = SyncDriver()
-    try:
-        assert driver.run(main) is False  # so Django's ORM does not refuse the call
-    finally:
-        driver.close()
+    assert _driven(main) is False  # so Django's ORM does not refuse the call
 
 
 def test_under_the_driver_an_error_is_raised_where_the_call_is_awaited() -> None:
@@ -88,11 +97,7 @@ def test_under_the_driver_an_error_is_raised_where_the_call_is_awaited() -> None
             return f"caught {exc}"
         return "not raised"
 
-    driver = SyncDriver()
-    try:
-        assert driver.run(main) == "caught refused"
-    finally:
-        driver.close()
+    assert _driven(main) == "caught refused"
 
 
 def test_after_the_driver_falls_back_to_a_loop_sync_work_still_runs_in_the_calling_thread() -> None:
@@ -102,11 +107,7 @@ def test_after_the_driver_falls_back_to_a_loop_sync_work_still_runs_in_the_calli
         after = await _sync.run_sync(_thread)
         return before, after
 
-    driver = SyncDriver()
-    try:
-        before, after = driver.run(main)
-    finally:
-        driver.close()
+    before, after = _driven(main)
 
     assert before == after == threading.get_ident()
 
@@ -115,11 +116,7 @@ def test_run_sync_passes_arguments_through() -> None:
     async def main() -> str:
         return await _sync.run_sync("{}-{x}".format, 1, x=2)
 
-    driver = SyncDriver()
-    try:
-        assert driver.run(main) == "1-2"
-    finally:
-        driver.close()
+    assert _driven(main) == "1-2"
     assert asyncio.run(main()) == "1-2"
 
 
@@ -128,8 +125,4 @@ def test_a_falsy_result_comes_back_as_it_is(value: object) -> None:
     async def main() -> object:
         return await _sync.run_sync(lambda: value)
 
-    driver = SyncDriver()
-    try:
-        assert driver.run(main) == value
-    finally:
-        driver.close()
+    assert _driven(main) == value
