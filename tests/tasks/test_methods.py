@@ -1,4 +1,4 @@
-"""The tasks extension's request path: django_mcp/dispatcher/tasks.py.
+"""The tasks extension's request path: django_mcp/tasks/methods.py.
 
 Negotiation per request, the per-call decision, MRTR before a task exists,
 durable creation, ``tasks/get``/``update``/``cancel``, caller binding,
@@ -30,13 +30,13 @@ from django_mcp import McpRequest, McpResponse, Server, Tool
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import CallContext
-from django_mcp.dispatcher.tasks import TASK_ID_BYTES, declares_tasks
 from django_mcp.exceptions import InternalError
 from django_mcp.inputs import elicit, input_required
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.tasks import EXTENSION
 from django_mcp.schemas import Schema
+from django_mcp.tasks.methods import TASK_ID_BYTES, declares_tasks
 from tests.wire import call, modern_meta
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -688,7 +688,7 @@ def test_wire_schema_rejects_a_malformed_task_notification(wire_schema: Any) -> 
 
 
 async def test_a_task_says_queued_until_a_worker_starts_it(dispatcher: Dispatcher, stored_only: None) -> None:
-    from django_mcp.dispatcher.task_store import claim
+    from django_mcp.tasks.store import claim
 
     created = await start(dispatcher, "echo", {"text": "hi"})
     await sync_to_async(claim)(created["taskId"], 30)
@@ -726,7 +726,7 @@ async def test_a_finished_task_is_kept_the_ttl_from_its_end(dispatcher: Dispatch
 async def test_an_answered_task_is_queued_again_and_never_expires_while_queued(
     dispatcher: Dispatcher, stored_only: None
 ) -> None:
-    from django_mcp.dispatcher import background
+    from django_mcp.tasks import run as background
 
     task_id = (await start(dispatcher, "ask"))["taskId"]
     await background.run(task_id)
@@ -814,7 +814,7 @@ async def test_a_second_lapse_of_a_retried_task_fails_it(dispatcher: Dispatcher,
 async def test_a_queued_task_whose_job_failed_fails(
     dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
 ) -> None:
-    import django_mcp.task_upkeep
+    import django_mcp.tasks.upkeep
 
     task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
     quiet = timezone.now() - datetime.timedelta(minutes=5)
@@ -823,7 +823,7 @@ async def test_a_queued_task_whose_job_failed_fails(
     async def failed(job_id: str) -> str:
         return "FAILED"
 
-    monkeypatch.setattr(django_mcp.task_upkeep, "job_status", failed)
+    monkeypatch.setattr(django_mcp.tasks.upkeep, "job_status", failed)
     polled = await get(dispatcher, task_id)
 
     assert polled["status"] == "failed"
