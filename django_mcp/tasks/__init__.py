@@ -17,3 +17,5 @@ One module per job:
 * ``pool``: the in-process thread pool, the default with no ``TASKS``;
 * ``upkeep``: tasks whose worker is gone, tasks past their time.
 """
+
+__all__: list[str] = []
