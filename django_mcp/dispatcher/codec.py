@@ -308,5 +308,8 @@ def oversized(size: int, limit: int, *, what: str, label: str) -> InternalError 
     """
     if size <= limit:
         return None
-    logging.getLogger(__name__).error("%s is %d bytes, above MCP_MAX_RESPONSE_SIZE (%d)", label, size, limit)
+    # The logger of the package serving every method (docs/configuration.md).
+    logging.getLogger("django_mcp.dispatcher").error(
+        "%s is %d bytes, above MCP_MAX_RESPONSE_SIZE (%d)", label, size, limit
+    )
     return InternalError(f"{what} exceeds MCP_MAX_RESPONSE_SIZE")

@@ -54,7 +54,7 @@ from typing import Any, Final
 
 import msgspec
 
-from django_mcp.dispatcher.closing import CLOSING
+from django_mcp.dispatcher.closing import CLOSING, abandon
 from django_mcp.dispatcher.codec import encode_notification, encode_response
 from django_mcp.dispatcher.extensions import declared, missing_extension, task_support
 from django_mcp.dispatcher.extensions import offered as offers_extension
@@ -326,11 +326,7 @@ async def _until_closing(events: AsyncIterator[Event]) -> AsyncGenerator[Event, 
             step = None
             yield event
     finally:
-        for pending in (step, closing):
-            if pending is not None and not pending.done():
-                pending.cancel()
-                with contextlib.suppress(BaseException):
-                    await pending
+        await abandon(step, closing)
 
 
 def _for_session(event: Event, key: str, offered: Mapping[str, str]) -> bool:
