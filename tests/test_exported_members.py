@@ -133,7 +133,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     "django_mcp.dispatcher": ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"],
     "django_mcp.dispatcher.admission": ["OPEN_STREAMS", "OpenStreams"],
     "django_mcp.dispatcher.asking": ["client_requester"],
-    "django_mcp.dispatcher.closing": ["CLOSING", "Closing", "install_signal_handlers"],
+    "django_mcp.dispatcher.closing": ["CLOSING", "Closing", "abandon", "install_signal_handlers"],
     "django_mcp.dispatcher.codec": [
         "CLIENT_REQUEST_TIMEOUT",
         "Envelope",
