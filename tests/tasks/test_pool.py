@@ -22,7 +22,7 @@ from django_mcp.models import McpTask
 from django_mcp.protocol.tasks import EXTENSION
 from django_mcp.tasks.pool import TaskPool, ThreadPoolBackend, _CallerQueues, get_pool
 from django_mcp.tasks.store import holder
-from tests.tasks.test_methods import TaskServer
+from tests.tasks.task_server import TaskServer
 from tests.wire import call, modern_meta
 
 #: Seconds any wait in these tests may take: only a real hang reaches it,
