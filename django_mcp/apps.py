@@ -1,4 +1,4 @@
-"""App configuration: autodiscover ``mcp`` modules, register checks."""
+"""App configuration: register checks, serve the tasks extension, autodiscover ``mcp`` modules."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ class DjangoMcpConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Import the system checks and every ``mcp`` module."""
+        """Import the system checks, serve the tasks extension, import every ``mcp`` module."""
         from django_mcp import checks  # noqa: F401  (registers the checks)
         from django_mcp.registry import autodiscover
+        from django_mcp.tasks.extension import install as serve_tasks
 
+        serve_tasks()
         autodiscover()

@@ -1056,7 +1056,7 @@ def _check_tasks(task_servers: list[str]) -> list[CheckMessage]:
     if not task_servers or not isinstance(get_setting("MCP_TASK_BACKEND"), str | None):
         return []
     from django_mcp.conf import get_settings
-    from django_mcp.tasks import task_backend, task_decorator
+    from django_mcp.tasks.backend import task_backend, task_decorator
 
     if get_settings().task_backend is None:
         return []
@@ -1196,7 +1196,7 @@ def _check_task_backend_deploy() -> list[CheckMessage]:
     servers = [*registry.web_servers().values(), *registry.local_servers().values()]
     if not any(_offers_tasks(server) for server in servers):
         return []
-    from django_mcp.tasks import task_backend
+    from django_mcp.tasks.backend import task_backend
 
     try:
         backend = task_backend()

@@ -19,8 +19,8 @@ user may browse the catalog.
 ``McpTask`` is real data: the durable state of one task of the tasks
 extension (``io.modelcontextprotocol/tasks``; see ``docs/tasks.md``), which
 any process can read, so a ``tasks/get`` served by one worker finds a task
-another created and a third runs. ``django_mcp.dispatcher.tasks`` creates
-its rows and ``django_mcp.dispatcher.task_store`` makes every later write.
+another created and a third runs. ``django_mcp.tasks.methods`` creates
+its rows and ``django_mcp.tasks.store`` makes every later write.
 
 ``McpAuditEntry`` is the audit trail (``MCP_AUDIT``): one row per audited
 call, written by ``django_mcp.observability.audit`` and deleted only by

@@ -31,7 +31,7 @@ import threading
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.module_loading import autodiscover_modules
+from django.utils.module_loading import autodiscover_modules, import_string
 
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.exceptions import AlreadyRegistered, InternalError, NotRegistered
@@ -59,6 +59,8 @@ class Registry:
         self._registry: dict[str, dict[str, type[Any]]] = {"web": {}, "local": {}, "view": {}}
         self._lock = threading.Lock()
         self._dispatchers: dict[type[Any], Dispatcher] = {}
+        #: The same dispatchers by their server's key (its dotted path).
+        self._by_key: dict[str, Dispatcher] = {}
         self._endpoints: dict[type[Any], Endpoint] = {}
         #: Why a server given a view does not compile.
         self._broken: dict[type[Any], ImproperlyConfigured] = {}
@@ -145,7 +147,20 @@ class Registry:
                 dispatcher = self._dispatchers.get(server)
                 if dispatcher is None:
                     dispatcher = self._dispatchers[server] = Dispatcher(compiled)
+                    self._by_key[compiled.key] = dispatcher
         return dispatcher
+
+    def dispatcher_of(self, key: str) -> Dispatcher:
+        """Return the dispatcher serving the server whose key (dotted path) is ``key``.
+
+        A stored MCP task names its server so; a server this process has
+        not served yet (a worker's) is imported by that path.
+
+        Raises:
+            ImportError: no server of that path can be imported.
+        """
+        dispatcher = self._by_key.get(key)
+        return dispatcher if dispatcher is not None else self.dispatcher(import_string(key))
 
     def endpoint(self, server: type[Any]) -> Endpoint:
         """Return the Streamable HTTP endpoint serving ``server``."""

@@ -105,7 +105,7 @@ class McpRequest:
         self.arguments: Mapping[str, str] = {}
         self.input_responses: Mapping[str, Any] = {}
         self.request_state: Any = None
-        #: The task this call runs as (``django_mcp.dispatcher.task_store.TaskHandle``),
+        #: The task this call runs as (``django_mcp.tasks.store.TaskHandle``),
         #: None when the call is answered directly.
         self.task: Any = None
         self._emit = emit

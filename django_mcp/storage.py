@@ -3,7 +3,7 @@
 ``disk("local").file("brand/logo.png")`` names a file; ``await .read()``
 returns its bytes, ``await .text()`` its decoded text, and ``await
 .exists()`` / ``await .size()`` ask the storage about it. Any Django storage
-backend works: its synchronous API runs through ``sync_to_async`` one chunk
+backend works: its synchronous API runs through ``run_sync`` one chunk
 at a time, so concurrent reads (``asyncio.gather``) interleave.
 
 Paths are relative to the storage's root. Absolute paths, ``..`` segments,
@@ -23,16 +23,16 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from asgiref.sync import sync_to_async
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import InvalidStorageError, Storage, storages
 
+from django_mcp._sync import run_sync
 from django_mcp.conf import get_limits
 
 __all__ = ["Disk", "FileTooLarge", "StoredFile", "StoredFileNotFound", "disk"]
 
 CHUNK_SIZE: Final = 64 * 1024
-"""Bytes read from the storage per ``sync_to_async`` call."""
+"""Bytes read from the storage per ``run_sync`` call."""
 
 
 class StoredFileNotFound(FileNotFoundError):
@@ -121,7 +121,7 @@ class StoredFile:
 
     async def exists(self) -> bool:
         """Return True when the file exists."""
-        return bool(await sync_to_async(self.disk.storage.exists)(self.path))
+        return bool(await run_sync(self.disk.storage.exists, self.path))
 
     async def size(self) -> int:
         """Return the size in bytes the storage reports.
@@ -130,7 +130,7 @@ class StoredFile:
             StoredFileNotFound: the file does not exist.
         """
         try:
-            return int(await sync_to_async(self.disk.storage.size)(self.path))
+            return int(await run_sync(self.disk.storage.size, self.path))
         except FileNotFoundError:
             raise StoredFileNotFound(self.disk.alias, self.path) from None
 
@@ -144,7 +144,7 @@ class StoredFile:
         limit = get_limits().max_response_size
         storage = self.disk.storage
         try:
-            reported = await sync_to_async(storage.size)(self.path)
+            reported = await run_sync(storage.size, self.path)
         except FileNotFoundError:
             raise StoredFileNotFound(self.disk.alias, self.path) from None
         except NotImplementedError:
@@ -152,20 +152,20 @@ class StoredFile:
         if isinstance(reported, int) and reported > limit:
             raise FileTooLarge(self.disk.alias, self.path, size=reported, limit=limit)
         try:
-            handle = await sync_to_async(storage.open)(self.path, "rb")
+            handle = await run_sync(storage.open, self.path, "rb")
         except FileNotFoundError:
             raise StoredFileNotFound(self.disk.alias, self.path) from None
         try:
             return await self._read_bounded(handle, limit)
         finally:
-            await sync_to_async(handle.close)()
+            await run_sync(handle.close)
 
     async def _read_bounded(self, handle: Any, limit: int) -> bytes:
         chunks: list[bytes] = []
         total = 0
         while True:
             # Ask for at most one byte past the limit: enough to know it is passed.
-            chunk = await sync_to_async(handle.read)(min(CHUNK_SIZE, limit + 1 - total))
+            chunk = await run_sync(handle.read, min(CHUNK_SIZE, limit + 1 - total))
             if not chunk:
                 return b"".join(chunks)
             total += len(chunk)

@@ -948,12 +948,12 @@ class TaskToolServer(Server):
 def test_task_tools_without_the_tasks_framework_are_e023(
     servers: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import django_mcp.tasks
+    import django_mcp.tasks.backend
 
     def missing() -> Any:
         raise ImproperlyConfigured("no framework")
 
-    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
+    monkeypatch.setattr(django_mcp.tasks.backend, "framework", missing)
     registry._registry["web"]["tasks"] = TaskToolServer
     registry._registry["web"]["good"] = GoodServer  # no task tool: never reported
 
@@ -1248,14 +1248,14 @@ def test_a_lease_under_five_seconds_is_w012(settings: Any) -> None:
 def test_tasks_in_the_in_process_pool_are_w011_and_need_no_framework(
     servers: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import django_mcp.tasks
+    import django_mcp.tasks.backend
     from django_mcp import conf
 
     def missing() -> Any:
         raise ImproperlyConfigured("no framework")
 
     monkeypatch.setattr(conf, "_task_alias", lambda: None)  # as with no TASKS setting
-    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
+    monkeypatch.setattr(django_mcp.tasks.backend, "framework", missing)
     conf.get_settings.cache_clear()
     registry._registry["web"]["tasks"] = TaskToolServer
     try:

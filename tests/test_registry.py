@@ -133,6 +133,17 @@ def test_each_registry_owns_one_dispatcher_endpoint_and_view_per_server() -> Non
     assert first.dispatcher(ConformanceServer).pending is not second.dispatcher(ConformanceServer).pending
 
 
+def test_a_dispatcher_is_found_by_its_servers_dotted_path() -> None:
+    fresh = Registry()
+    served = fresh.dispatcher(FirstServer)
+
+    assert fresh.dispatcher_of(f"{__name__}.FirstServer") is served
+    # Not served yet (a worker's process): imported by its path.
+    assert fresh.dispatcher_of(f"{__name__}.SecondServer") is fresh.dispatcher(SecondServer)
+    with pytest.raises(ImportError):
+        fresh.dispatcher_of("tests.nowhere.Server")
+
+
 def test_as_view_records_the_server_for_the_checks_and_compiles_it_now() -> None:
     fresh = Registry()
 

@@ -16,11 +16,11 @@ import pytest
 from django.contrib.auth.models import User
 
 from django_mcp import McpResponse, Server, Tool
-from django_mcp.dispatcher import background
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.tasks import EXTENSION
 from django_mcp.signals import OUTCOMES, mcp_request_finished, mcp_task_status_changed
+from django_mcp.tasks import run as background
 from django_mcp.testing import McpTestClient
 from testproject.conformance.mcp import ConformanceServer
 from tests.wire import call, modern_meta

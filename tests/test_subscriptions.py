@@ -415,7 +415,7 @@ async def _until_status(stream: Any, status: str) -> list[dict[str, Any]]:
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tasks: None) -> None:
-    from django_mcp.dispatcher import background
+    from django_mcp.tasks import run as background
 
     task_id = await _create_task()
     stream = _listen_tasks([task_id, "not-a-task-of-yours"])
@@ -449,10 +449,11 @@ async def test_a_listen_stream_naming_a_task_follows_it_until_it_ends(stored_tas
 async def test_a_task_that_cannot_be_read_now_does_not_end_the_listen_stream(
     stored_tasks: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from django_mcp.dispatcher import background, subscriptions
+    from django_mcp.tasks import run as background
+    from django_mcp.tasks import watch
 
     task_id = await _create_task()
-    original = subscriptions.checked
+    original = watch.checked
     failing = [True]
 
     async def checked_once_failing(record: Any) -> Any:
@@ -460,7 +461,7 @@ async def test_a_task_that_cannot_be_read_now_does_not_end_the_listen_stream(
             raise InternalError("the task could not be requeued")
         return await original(record)
 
-    monkeypatch.setattr(subscriptions, "checked", checked_once_failing)
+    monkeypatch.setattr(watch, "checked", checked_once_failing)
     stream = _listen_tasks([task_id])
     ack = await _next(stream)  # its current status could not be read: none is sent
 

@@ -1,7 +1,7 @@
 """The admin's list of MCP tasks: status, owner, age, lease, and what is stuck.
 
 ``McpTaskAdmin`` shows ``McpTask`` rows read-only (they change only through
-``dispatcher/task_store.py``); staff with the model's delete permission may
+``tasks/store.py``); staff with the model's delete permission may
 delete them. The "stuck" filter finds working tasks whose lease lapsed (no
 reader has settled them yet: ``mcp_prune_tasks`` does) and tasks queued for
 longer than ``STUCK_QUEUED`` with no worker taking them.

@@ -10,11 +10,13 @@ either protocol era, whatever the transport. In order:
    server does not serve in the caller's era, or whose feature it does not
    offer, is -32601.
 3. **Run** the feature module's handler (``tools.py``, ``resources.py``,
-   ``prompts.py``, ``completion.py``, ``lifecycle.py``, ``tasks.py``) with
+   ``prompts.py``, ``completion.py``, ``lifecycle.py``, ``skills.py``) with
    a ``Call``. A 2025-11-25 request whose handler needs input asks its
-   client with server-to-client requests (``continuation.py``). A tool call
-   answered with a task runs later, in a Tasks framework job
-   (``background.py``).
+   client with server-to-client requests (``continuation.py``). The tasks
+   extension's methods, and the answer of a tool call with a task, are
+   served by ``django_mcp.tasks``, installed when Django is ready
+   (``extensions.TaskSupport``); the task's call runs later, in a Tasks
+   framework job.
 4. **Finish** the result for the era (``_finish()``, below): ``resultType``, cache
    hints and server info for 2026-07-28, the older shapes for 2025-11-25.
 5. **Encode** it (``codec.py``), refusing results over
@@ -65,7 +67,6 @@ from django_mcp.dispatcher import (
     resources,
     skills,
     subscriptions,
-    tasks,
     tools,
 )
 from django_mcp.dispatcher.admission import OPEN_STREAMS, OpenStreams
@@ -249,8 +250,8 @@ METHODS: Final[Mapping[str, Method]] = {
             "tools/call",
             "tools",
             BOTH,
-            # A task-capable tool may be answered with a task (tasks.py).
-            functools.partial(tools.call_tool, start_task=tasks.start_if_task),
+            # A task-capable tool may be answered with a task (django_mcp.tasks).
+            functools.partial(tools.call_tool, start_task=extensions.start_task),
             asks_input=True,
         ),
         Method("resources/list", "resources", BOTH, resources.list_resources),
@@ -262,10 +263,11 @@ METHODS: Final[Mapping[str, Method]] = {
         Method("prompts/get", "prompts", BOTH, prompts.get_prompt, asks_input=True),
         Method("completion/complete", "completions", BOTH, completion.complete),
         Method("subscriptions/listen", "", MODERN, None),
-        # The io.modelcontextprotocol/tasks extension (SEP-2663), tasks.py.
-        Method("tasks/get", "extensions", MODERN, tasks.get_task, extension=TASKS_EXTENSION),
-        Method("tasks/update", "extensions", MODERN, tasks.update_task, extension=TASKS_EXTENSION),
-        Method("tasks/cancel", "extensions", MODERN, tasks.cancel_task, extension=TASKS_EXTENSION),
+        # The io.modelcontextprotocol/tasks extension (SEP-2663), django_mcp.tasks.
+        *(
+            Method(name, "extensions", MODERN, extensions.task_method(name), extension=TASKS_EXTENSION)
+            for name in ("tasks/get", "tasks/update", "tasks/cancel")
+        ),
         # The io.modelcontextprotocol/skills extension (SEP-2640), skills.py.
         Method("skills/list", "extensions", MODERN, skills.list_skills, extension=SKILLS_EXTENSION),
         Method("skills/get", "extensions", MODERN, skills.get_skill, extension=SKILLS_EXTENSION),
@@ -347,7 +349,9 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method} ({row.feature} not offered)")
         if row.extension and extensions.disabled(self.compiled, self.settings, row.extension):
             raise MethodNotFound(f"Method not found: {method} ({row.extension} is turned off)")
-        if row.handler is None and not (self.compiled.listens or tasks.offers_tasks(self.compiled)):
+        if row.handler is None and not (
+            self.compiled.listens or extensions.offered(self.compiled, TASKS_EXTENSION)
+        ):
             raise MethodNotFound(f"Method not found: {method}")
         return row
 
@@ -420,13 +424,11 @@ class Dispatcher:
         # One C call, as encode_response() would make it.
         body = codec.encode_message(Response(jsonrpc="2.0", id=envelope.id, result=result))
         if len(body) > limits.max_response_size:
-            logger.error(
-                "Response to %s is %d bytes, above MCP_MAX_RESPONSE_SIZE (%d)",
-                envelope.method,
-                len(body),
-                limits.max_response_size,
+            refusal = codec.oversized(
+                len(body), limits.max_response_size, what="Response", label=f"Response to {envelope.method}"
             )
-            return error_reply(envelope.id, InternalError("Response exceeds MCP_MAX_RESPONSE_SIZE"))
+            if refusal is not None:
+                return error_reply(envelope.id, refusal)
         return Reply(body, result=result)
 
     def encode_raw_result(self, request_id: Any, result: Any) -> bytes:

@@ -26,7 +26,7 @@ import threading
 from types import FrameType
 from typing import Any, Final
 
-__all__ = ["CLOSING", "Closing", "install_signal_handlers"]
+__all__ = ["CLOSING", "Closing", "abandon", "install_signal_handlers"]
 
 logger = logging.getLogger(__name__)
 
@@ -118,3 +118,16 @@ def _chained(loop: asyncio.AbstractEventLoop, previous: Any) -> Any:
         previous(signum, frame)
 
     return handler
+
+
+async def abandon(*steps: asyncio.Future[Any] | None) -> None:
+    """Cancel the ``steps`` an ending stream still waits on, and wait until each has ended.
+
+    A step already done (or None) is left alone; whatever a cancelled one
+    raises is dropped: the stream is ending anyway.
+    """
+    for step in steps:
+        if step is not None and not step.done():
+            step.cancel()
+            with contextlib.suppress(BaseException):
+                await step

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, TypeGuard
 
 import msgspec
 
 from django_mcp.conf import DEFAULT_LIMITS
-from django_mcp.exceptions import InvalidParams, InvalidRequest, McpError, ParseError
+from django_mcp.exceptions import InternalError, InvalidParams, InvalidRequest, McpError, ParseError
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET
 
@@ -36,6 +37,7 @@ __all__ = [
     "encoded_size",
     "error_reply",
     "is_valid_id",
+    "oversized",
     "parse_message",
 ]
 
@@ -296,3 +298,18 @@ def encode_request(request_id: Any, method: str, params: Mapping[str, Any]) -> b
 def encoded_size(value: Any) -> int:
     """Return the number of bytes ``value`` takes as JSON."""
     return len(_encoder.encode(value))
+
+
+def oversized(size: int, limit: int, *, what: str, label: str) -> InternalError | None:
+    """Return the -32603 refusing a ``what`` (``"Response"``, ``"Result"``) of ``size`` bytes over ``limit``.
+
+    None within the limit (``MCP_MAX_RESPONSE_SIZE``). A refusal is logged,
+    ``label`` naming what was refused; the client sees only the limit's name.
+    """
+    if size <= limit:
+        return None
+    # The logger of the package serving every method (docs/configuration.md).
+    logging.getLogger("django_mcp.dispatcher").error(
+        "%s is %d bytes, above MCP_MAX_RESPONSE_SIZE (%d)", label, size, limit
+    )
+    return InternalError(f"{what} exceeds MCP_MAX_RESPONSE_SIZE")

@@ -54,11 +54,10 @@ from typing import Any, Final
 
 import msgspec
 
-from django_mcp._callers import caller_principal
-from django_mcp.conf import get_settings
-from django_mcp.dispatcher.closing import CLOSING
+from django_mcp.dispatcher.closing import CLOSING, abandon
 from django_mcp.dispatcher.codec import encode_notification, encode_response
-from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension, offers_tasks
+from django_mcp.dispatcher.extensions import declared, missing_extension, task_support
+from django_mcp.dispatcher.extensions import offered as offers_extension
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
 from django_mcp.protocol._base import UNSET
@@ -67,7 +66,6 @@ from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.protocol.tasks import TaskStatusNotificationParams
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
-from django_mcp.task_upkeep import checked
 
 __all__ = [
     "MAX_VERDICTS",
@@ -161,27 +159,21 @@ def honoured_filter(
     if task_ids is not None:
         if not isinstance(task_ids, list) or not all(isinstance(t, str) for t in task_ids):
             raise InvalidParams("taskIds must be a list of task id strings")
-        if offers_tasks(compiled):
-            if request is None or not declares_tasks(request.client_capabilities):
-                raise missing_extension(f"taskIds need the {TASKS_EXTENSION} extension declared")
+        if offers_extension(compiled, TASKS_EXTENSION):
+            if request is None or not declared(request.client_capabilities, TASKS_EXTENSION):
+                raise missing_extension(
+                    TASKS_EXTENSION, f"taskIds need the {TASKS_EXTENSION} extension declared"
+                )
             honoured["taskIds"] = list(dict.fromkeys(task_ids))
     return honoured
 
 
 async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: McpRequest | None) -> list[str]:
     """Return the ids among ``task_ids`` of the caller's tasks on this server, in order."""
-    from django_mcp.models import McpTask
-
-    if request is None or not task_ids:
+    support = task_support()
+    if support is None or request is None or not task_ids:
         return []
-    owner = caller_principal(request.user, request.client_address)
-    found = {
-        task_id
-        async for task_id in McpTask.objects.filter(
-            pk__in=task_ids, server=compiled.key, owner=owner
-        ).values_list("pk", flat=True)
-    }
-    return [task_id for task_id in task_ids if task_id in found]
+    return await support.own_tasks(compiled, task_ids, request)
 
 
 async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | None:
@@ -191,37 +183,18 @@ async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | N
     lease cannot be requeued): logged, and the stream goes on; the next
     change of the task is announced again.
     """
-    from django_mcp.models import McpTask
-
+    support = task_support()
+    if support is None:
+        return None
     try:
-        record = await McpTask.objects.filter(pk=task_id).afirst()
-        if record is None:
-            return None
-        record = await checked(record)
+        fields = await support.status(task_id)
     except Exception:
         logger.exception("Could not read task %s for a subscriptions/listen stream", task_id)
         return None
-    params = msgspec.to_builtins(TaskStatusNotificationParams(**detailed(record)))
+    if fields is None:
+        return None
+    params = msgspec.to_builtins(TaskStatusNotificationParams(**fields))
     return encode_notification("notifications/tasks", {**params, "_meta": dict(meta)})
-
-
-async def _watch_leases(task_ids: list[str]) -> None:
-    """Check the leases of the watched working tasks until none works (changes announce themselves)."""
-    from django_mcp.models import McpTask
-
-    while True:
-        await asyncio.sleep(get_settings().task_lease_timeout / 3)
-        try:
-            working = [
-                record
-                async for record in McpTask.objects.filter(pk__in=task_ids, status=McpTask.Status.WORKING)
-            ]
-            if not working:
-                return
-            for record in working:
-                await checked(record)
-        except Exception:  # the database may be away for a while: check again later
-            logger.exception("Could not check the leases of tasks a subscriptions/listen stream watches")
 
 
 async def _stop(task: asyncio.Future[None]) -> None:
@@ -263,12 +236,13 @@ async def listen(
         yield encode_notification(
             "notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": meta}
         )
-        if tasks:
+        support = task_support()
+        if tasks and support is not None:  # only it finds the caller's own tasks
             for task_id in honoured["taskIds"]:
                 current = await _task_notification(task_id, meta)
                 if current is not None:
                     yield current
-            leases = asyncio.ensure_future(_watch_leases(list(tasks)))
+            leases = asyncio.ensure_future(support.watch_leases(list(tasks)))
             stack.push_async_callback(_stop, leases)
         try:
             async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
@@ -352,11 +326,7 @@ async def _until_closing(events: AsyncIterator[Event]) -> AsyncGenerator[Event, 
             step = None
             yield event
     finally:
-        for pending in (step, closing):
-            if pending is not None and not pending.done():
-                pending.cancel()
-                with contextlib.suppress(BaseException):
-                    await pending
+        await abandon(step, closing)
 
 
 def _for_session(event: Event, key: str, offered: Mapping[str, str]) -> bool:

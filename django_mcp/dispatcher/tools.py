@@ -3,7 +3,7 @@
 What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
 
 1. It is admitted (``admit``), by the gate a task's later run passes too
-   (``background.py``):
+   (``django_mcp.tasks.run``):
 
    a. ``params.name`` must name a tool this caller may use; an unknown and
       a hidden tool answer the same -32602 "Unknown tool", at the same cost
@@ -27,7 +27,7 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
    ``_meta`` is answered once per caller and key (``idempotency.py``): a
    retry gets the stored result instead of steps 3 and 4.
 3. A tool declaring ``task`` support may be answered with a task instead
-   (``start_task``: the method table wires in ``tasks.start_if_task``); its
+   (``start_task``: the method table wires in ``extensions.start_task``); its
    handler then runs later, in a Tasks framework worker.
 4. Otherwise the handler runs now (``run``: sync handlers in a thread;
    yielded progress becomes ``notifications/progress``) and what it returned
@@ -90,6 +90,7 @@ __all__ = [
     "payload_for",
     "run",
     "tool_error",
+    "tool_failed",
     "tool_result",
     "unwrap_call_tool",
     "visible_tool",
@@ -97,7 +98,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Answer a task-capable tool's call with a task (``tasks.start_if_task``):
+#: Answer a task-capable tool's call with a task (``extensions.start_task``):
 #: ``(call, entry, payload, arguments)`` -> a result, or None to run it now.
 StartTask = Callable[
     [Call, CompiledTool, Any, dict[str, Any]],
@@ -277,8 +278,7 @@ async def run(call: Call, admitted: Admitted) -> CallToolResult | InputRequiredR
     except McpError:
         raise
     except Exception as exc:  # a tool failure is a result, not a protocol error
-        report_failure(call.request, exc, f"tool {entry.name!r}")
-        return tool_error("Tool execution failed")
+        return tool_failed(call, entry, exc)
 
 
 def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult:
@@ -319,6 +319,16 @@ def tool_result(produced: Sequence[Any]) -> CallToolResult | InputRequiredResult
 def tool_error(message: str) -> CallToolResult:
     """Return an ``isError`` result carrying ``message``."""
     return CallToolResult(content=(TextContent(text=message),), isError=True)
+
+
+def tool_failed(call: Call, entry: CompiledTool, exc: Exception) -> CallToolResult:
+    """Log ``exc``, raised by ``entry``'s code, and return the ``isError`` result a client sees.
+
+    A tool failure is a result, not a protocol error, and never carries the
+    exception's text.
+    """
+    report_failure(call.request, exc, f"tool {entry.name!r}")
+    return tool_error("Tool execution failed")
 
 
 async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:

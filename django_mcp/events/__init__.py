@@ -3,7 +3,7 @@
 Call ``tools_changed(ServerClass)``, ``prompts_changed``,
 ``resources_changed`` or ``resource_updated(ServerClass, uri)`` from any
 code, sync or async, in any worker; ``task_changed(task_id)`` is what every
-change of an MCP task announces (``dispatcher/task_store.py``). The configured backend
+change of an MCP task announces (``tasks/store.py``). The configured backend
 (``MCP_EVENT_BACKEND``) carries the event to every process holding
 ``subscriptions/listen`` streams (2026-07-28) or legacy GET streams: the
 in-process default serves a single process, the Redis backend many.

@@ -3,7 +3,7 @@
 Four observers see every request a dispatcher answers (HTTP on every way
 to serve, STDIO, the admin playground, ``McpTestClient``) from one hook in
 ``Dispatcher.respond``, and every task run from one hook in
-``django_mcp.dispatcher.background``:
+``django_mcp.tasks.run``:
 
 * OpenTelemetry spans and the ``mcp.server.operation.duration`` histogram
   (``telemetry``), when ``opentelemetry-api`` is installed (the ``otel``

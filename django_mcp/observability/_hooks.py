@@ -6,8 +6,8 @@ request through ``respond(..., observed=True)`` inside the request's span,
 then reports the finished request to the telemetry, the call log, the
 ``mcp_request_finished`` signal and the audit trail, in that order, after
 the answer is computed and before the transport sends it. ``observe_task``
-wraps a task's run (``django_mcp.dispatcher.background``);
-``task_status_changed`` is called by ``task_store`` for every status a task
+wraps a task's run (``django_mcp.tasks.run``);
+``task_status_changed`` is called by ``tasks.store`` for every status a task
 takes. No observer can fail a request: a receiver's exception or a failed
 audit insert is logged.
 """

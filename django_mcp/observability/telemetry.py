@@ -43,7 +43,7 @@ Protocol (GenAI conventions, ``gen-ai/mcp.md``, status Development):
 
 Arguments, results and log messages never go into attributes or events.
 
-A task's run (``django_mcp.dispatcher.background``) is a span of its own,
+A task's run (``django_mcp.tasks.run``) is a span of its own,
 ``execute_tool {tool}`` (``INTERNAL``, as GenAI ``execute_tool`` spans),
 in a trace of its own, with a link to the span of the request that created
 the task (whose ``traceparent`` the task row keeps in ``call``).

@@ -81,7 +81,6 @@ __all__ = [
     "CompiledTool",
     "ServedOnce",
     "compile_server",
-    "compiled_server",
     "default_name",
     "is_server",
 ]
@@ -255,18 +254,6 @@ def compile_server(server: ServerClass) -> CompiledServer:
                 compiled = _compile(server)
                 _cache[server] = compiled
     return compiled
-
-
-def compiled_server(key: str) -> CompiledServer | None:
-    """Return the server compiled in this process whose ``key`` is ``key``, else None.
-
-    A task's background run finds its server this way (``key`` is stored
-    with the task), whatever module the server class lives in.
-    """
-    for compiled in tuple(_cache.values()):
-        if compiled.key == key:
-            return compiled
-    return None
 
 
 def default_name(component: type[Any], suffix: str) -> str:

@@ -29,7 +29,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
-from django_mcp.dispatcher.closing import install_signal_handlers
+from django_mcp.dispatcher.closing import abandon, install_signal_handlers
 from django_mcp.dispatcher.codec import Reply, encode_error, encode_notification, error_reply
 from django_mcp.exceptions import InternalError, InvalidRequest, McpError, ServerBusy
 from django_mcp.transports import _sse
@@ -321,8 +321,4 @@ async def with_keepalive(
             step = None
             yield _sse.event(item) if item else _sse.KEEPALIVE
     finally:
-        for pending in (step, stop):
-            if pending is not None and not pending.done():
-                pending.cancel()
-                with contextlib.suppress(BaseException):
-                    await pending
+        await abandon(step, stop)

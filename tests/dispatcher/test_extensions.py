@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from django_mcp import McpResponse, Server, Tool
+from django_mcp.dispatcher import extensions
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.extensions import (
     INITIAL_REVISION,
@@ -164,3 +165,24 @@ def test_client_revision_reads_the_declaration() -> None:
 def test_tasks_and_skills_are_beta_and_apps_stable() -> None:
     assert (STAGES[TASKS], STAGES[SKILLS], STAGES["io.modelcontextprotocol/ui"]) == ("beta", "beta", "stable")
     assert revision_of(TASKS) == revision_of(SKILLS) == INITIAL_REVISION
+
+
+# ------------------------------------------------------------ task support
+
+
+def test_django_mcp_serves_the_tasks_package_once_django_is_ready() -> None:
+    from django_mcp.tasks.extension import SUPPORT
+
+    assert extensions.task_support() is SUPPORT
+
+
+async def test_without_the_tasks_package_calls_run_directly_and_its_methods_are_not_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(extensions, "_installed", [])
+
+    optional = await _call_tool("later", {})
+    get = await call(TaskServer, "tasks/get", {"taskId": "x"}, meta=_declaring(TASKS, {}))
+
+    assert optional["result"]["content"] == [{"type": "text", "text": "done"}]
+    assert get["error"]["code"] == jsonrpc.METHOD_NOT_FOUND

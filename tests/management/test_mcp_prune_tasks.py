@@ -77,12 +77,12 @@ def test_a_dry_run_changes_nothing() -> None:
 def test_with_the_in_process_pool_a_task_that_may_be_retried_is_left_to_a_reader(monkeypatch: Any) -> None:
     import dataclasses
 
-    import django_mcp.task_upkeep
+    import django_mcp.tasks.upkeep
     from django_mcp.conf import get_settings
 
     # As with no TASKS setting: the in-process pool, which a command must not queue into.
     pool = dataclasses.replace(get_settings(), task_backend=None)
-    monkeypatch.setattr(django_mcp.task_upkeep, "get_settings", lambda: pool)
+    monkeypatch.setattr(django_mcp.tasks.upkeep, "get_settings", lambda: pool)
     past = timezone.now() - datetime.timedelta(seconds=1)
     _task("retry-me", running=True, runs=1, lease_expires_at=past, retries_left=1)
 

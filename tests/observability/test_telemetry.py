@@ -23,12 +23,12 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from django_mcp import McpRequest, McpResponse, Server, Tool, observability
-from django_mcp.dispatcher import background
 from django_mcp.models import McpTask
 from django_mcp.observability import telemetry
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.tasks import EXTENSION
+from django_mcp.tasks import run as background
 from django_mcp.testing import McpTestClient
 from testproject.conformance.mcp import ConformanceServer
 from tests import direct_clients

@@ -660,11 +660,3 @@ def test_idempotency_keys_other_than_a_bool_are_refused(value: Any) -> None:
     )
 
     assert "idempotency_keys must be True or False" in refused(server_with(tools=[tool]), tool)
-
-
-def test_a_compiled_server_is_found_by_its_key() -> None:
-    server = type("UniquelyNamedReportServer", (Server,), {"tools": (ReportTool,)})
-    compiled = compile_server(server)
-
-    assert compiler.compiled_server(compiled.key) is compiled
-    assert compiler.compiled_server("no.such.Server") is None

@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from django_mcp.management.base import McpCommand
-from django_mcp.task_upkeep import sweep
+from django_mcp.tasks.upkeep import sweep
 
 __all__ = ["Command"]
 

@@ -1,215 +1,46 @@
-"""The tasks extension's request path: django_mcp/dispatcher/tasks.py.
+"""The tasks extension's request path: django_mcp/tasks/methods.py.
 
 Negotiation per request, the per-call decision, MRTR before a task exists,
 durable creation, ``tasks/get``/``update``/``cancel``, caller binding,
-expiry and the wire shapes. Tasks run on the test project's immediate
-Tasks backend (inside the request that creates them) unless a test sets
-``MCP_TASK_BACKEND`` to the dummy backend, which stores jobs and never runs
-them, so the test can look at a task before it runs. Every message is
-validated by the wire-schema fixture, including the extension's
-CreateTaskResult and GetTaskResult (tests/wire_schema.py).
+expiry and the wire shapes. Every message is validated by the wire-schema
+fixture, including the extension's CreateTaskResult and GetTaskResult
+(tests/wire_schema.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import json
-from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
-from unittest.mock import ANY
 
 import msgspec
 import pytest
-from asgiref.sync import sync_to_async
 from django.test import override_settings
 from django.utils import timezone
 
-from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp import Server
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import CallContext
-from django_mcp.dispatcher.tasks import TASK_ID_BYTES, declares_tasks
-from django_mcp.exceptions import InternalError
-from django_mcp.inputs import elicit, input_required
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.tasks import EXTENSION
-from django_mcp.schemas import Schema
-from tests.wire import call, modern_meta
+from django_mcp.tasks.methods import TASK_ID_BYTES, declares_tasks
+from tests.tasks.task_server import (
+    MISSING_TASKS,
+    TASKS,
+    EchoTool,
+    NoTaskServer,
+    TaskServer,
+    answer,
+    ask,
+    get,
+    start,
+)
+from tests.wire import call
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-TASKS = {"extensions": {EXTENSION: {}}, "elicitation": {}}
-MISSING_TASKS = {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}
-QUESTION = {"type": "object", "properties": {"answer": {"type": "string"}}}
-DUMMY = "django_tasks.backends.dummy.DummyBackend"
-IMMEDIATE = "django_tasks.backends.immediate.ImmediateBackend"
-
-
-class EchoInput(Schema):
-    text: str
-
-
-class EchoTool(Tool[EchoInput]):
-    name = "echo"
-    task = "optional"
-
-    def handle(self, payload: EchoInput, request: McpRequest) -> McpResponse:
-        where = "task" if request.task is not None else "request"
-        return McpResponse.text(f"{payload.text} ({where})").withMeta({"example.com/seen": True})
-
-
-class InstantTool(Tool[EchoInput]):
-    name = "instant"
-    task = "optional"
-
-    def use_task(self, payload: EchoInput) -> bool:
-        return payload.text != "now"
-
-    def handle(self, payload: EchoInput) -> McpResponse:
-        return McpResponse.text(payload.text)
-
-
-class RequiredTool(Tool):
-    name = "required"
-    task = "required"
-
-    def handle(self) -> McpResponse:
-        return McpResponse.text("done")
-
-
-class PlainTool(Tool):
-    name = "plain"
-
-    def handle(self) -> McpResponse:
-        return McpResponse.text("plain")
-
-
-class ToolErrorTool(Tool):
-    name = "tool_error"
-    task = "optional"
-
-    def handle(self) -> McpResponse:
-        return McpResponse.error("no luck")
-
-
-class ProtocolErrorTool(Tool):
-    name = "protocol_error"
-    task = "optional"
-
-    def handle(self) -> McpResponse:
-        raise InternalError("broken", data={"hint": "none"})
-
-
-class CrashTool(Tool):
-    name = "crash"
-    task = "optional"
-
-    def handle(self) -> McpResponse:
-        raise RuntimeError("secret detail")
-
-
-class AskTwiceTool(Tool):
-    """Asks ``first`` and ``second`` together, then ``first`` again."""
-
-    name = "ask"
-    task = "optional"
-
-    def handle(self, request: McpRequest) -> Any:
-        answers = request.input_responses
-        state = request.request_state or 0
-        if state == 0:
-            if "first" in answers and "second" in answers:
-                return input_required({"first": elicit("Again?", QUESTION)}, state=1)
-            return input_required(
-                {"first": elicit("First?", QUESTION), "second": elicit("Second?", QUESTION)}
-            )
-        return McpResponse.text(
-            f"{answers['first']['content']['answer']}+{answers['second']['content']['answer']}"
-        )
-
-
-class GatedTool(Tool):
-    name = "gated"
-    task = "required"
-
-    def prepare(self, request: McpRequest) -> Any:
-        if "name" not in request.input_responses:
-            return input_required({"name": elicit("Name?", QUESTION)}, state="asked")
-        return None
-
-    def handle(self, request: McpRequest) -> McpResponse:
-        return McpResponse.text(f"hi {request.input_responses['name']['content']['answer']}")
-
-
-class RetryTool(Tool[EchoInput]):
-    name = "retry"
-    task = "optional"
-    task_retries = 1  # safe to run again: it only echoes
-
-    def handle(self, payload: EchoInput) -> McpResponse:
-        return McpResponse.text(f"again {payload.text}")
-
-
-class TaskServer(Server):
-    tools = (
-        EchoTool,
-        RetryTool,
-        InstantTool,
-        RequiredTool,
-        PlainTool,
-        ToolErrorTool,
-        ProtocolErrorTool,
-        CrashTool,
-        AskTwiceTool,
-        GatedTool,
-    )
-
-
-class NoTaskServer(Server):
-    tools = (PlainTool,)
-
-
-@pytest.fixture
-def dispatcher() -> Dispatcher:
-    return Dispatcher(TaskServer.compiled())
-
-
-@pytest.fixture
-def stored_only() -> Iterator[None]:
-    """Store jobs without running them: tasks stay as created."""
-    with override_settings(
-        TASKS={"default": {"BACKEND": IMMEDIATE}, "stored": {"BACKEND": DUMMY}}, MCP_TASK_BACKEND="stored"
-    ):
-        yield
-
-
-async def ask(
-    target: Any, method: str, params: dict[str, Any], *, tasks: bool = True, user: Any = None
-) -> Any:
-    """Send ``method`` declaring the tasks extension (or not); return the decoded reply."""
-    return await call(target, method, params, meta=modern_meta(TASKS if tasks else {}), user=user)
-
-
-async def start(
-    target: Any, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any
-) -> dict[str, Any]:
-    """Call tool ``name`` declaring the extension; return its CreateTaskResult."""
-    reply = await ask(target, "tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
-    assert reply["result"]["resultType"] == "task", reply
-    return reply["result"]  # type: ignore[no-any-return]
-
-
-async def get(target: Any, task_id: str, **kwargs: Any) -> dict[str, Any]:
-    reply = await ask(target, "tasks/get", {"taskId": task_id}, **kwargs)
-    assert "result" in reply, reply
-    return reply["result"]  # type: ignore[no-any-return]
-
-
-def answer(text: str) -> dict[str, Any]:
-    return {"action": "accept", "content": {"answer": text}}
 
 
 # ----------------------------------------------------------- negotiation
@@ -682,223 +513,3 @@ def test_wire_schema_rejects_a_malformed_task_notification(wire_schema: Any) -> 
     }
 
     assert wire_schema.check(notification, era="modern")
-
-
-# ------------------------------------------------------------ lifetimes
-
-
-async def test_a_task_says_queued_until_a_worker_starts_it(dispatcher: Dispatcher, stored_only: None) -> None:
-    from django_mcp.dispatcher.task_store import claim
-
-    created = await start(dispatcher, "echo", {"text": "hi"})
-    await sync_to_async(claim)(created["taskId"], 30)
-
-    assert created["statusMessage"] == "queued"
-    assert (await get(dispatcher, created["taskId"]))["statusMessage"] == "running"
-
-
-@override_settings(MCP_TASK_TTL=0.05)
-async def test_a_queued_task_never_expires_and_its_ttl_grows(
-    dispatcher: Dispatcher, stored_only: None
-) -> None:
-    created = await start(dispatcher, "echo", {"text": "hi"})
-    await asyncio.sleep(0.2)  # four TTLs in the queue
-
-    later = await get(dispatcher, created["taskId"])
-
-    assert later["status"] == "working"
-    assert later["ttlMs"] > created["ttlMs"] >= 50
-    assert (await McpTask.objects.aget(pk=created["taskId"])).expires_at is None
-
-
-@override_settings(MCP_TASK_TTL=600)
-async def test_a_finished_task_is_kept_the_ttl_from_its_end(dispatcher: Dispatcher) -> None:
-    created = await start(dispatcher, "echo", {"text": "hi"})
-    record = await McpTask.objects.aget(pk=created["taskId"])
-
-    polled = await get(dispatcher, created["taskId"])
-
-    assert record.expires_at == record.updated_at + datetime.timedelta(seconds=600)
-    ended_after = (record.updated_at - record.created_at).total_seconds() * 1000
-    assert polled["ttlMs"] == round(ended_after + 600_000)
-
-
-async def test_an_answered_task_is_queued_again_and_never_expires_while_queued(
-    dispatcher: Dispatcher, stored_only: None
-) -> None:
-    from django_mcp.dispatcher import background
-
-    task_id = (await start(dispatcher, "ask"))["taskId"]
-    await background.run(task_id)
-    waiting = await McpTask.objects.aget(pk=task_id)
-    await ask(
-        dispatcher,
-        "tasks/update",
-        {"taskId": task_id, "inputResponses": {"first": answer("a"), "second": answer("b")}},
-    )
-    resumed = await McpTask.objects.aget(pk=task_id)
-
-    assert (waiting.status, waiting.expires_at is not None) == ("input_required", True)
-    assert (resumed.status, resumed.status_message, resumed.expires_at) == ("working", "queued", None)
-
-
-# ---------------------------------------------------------------- leases
-
-
-async def _lapse(task_id: str) -> None:
-    past = timezone.now() - datetime.timedelta(seconds=1)
-    await McpTask.objects.filter(pk=task_id).aupdate(
-        running=True, runs=1, lease_expires_at=past, lease_holder="gone:1"
-    )
-
-
-async def test_a_task_whose_lease_lapsed_fails_when_read(dispatcher: Dispatcher, stored_only: None) -> None:
-    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
-    await _lapse(task_id)
-
-    polled = await get(dispatcher, task_id)
-
-    assert polled["status"] == "failed"
-    assert polled["error"] == {
-        "code": jsonrpc.INTERNAL_ERROR,
-        "message": "The worker running this task stopped",
-    }
-    assert polled["statusMessage"] == "The worker running this task stopped"
-    record = await McpTask.objects.aget(pk=task_id)
-    assert (record.running, record.lease_expires_at, record.expires_at is not None) == (False, None, True)
-
-
-async def test_a_cancel_of_a_task_whose_lease_lapsed_ends_it_cancelled(
-    dispatcher: Dispatcher, stored_only: None
-) -> None:
-    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
-    await _lapse(task_id)
-
-    await ask(dispatcher, "tasks/cancel", {"taskId": task_id})
-
-    assert (await get(dispatcher, task_id))["status"] == "cancelled"
-
-
-async def test_a_task_safe_to_retry_runs_again_when_its_lease_lapsed(
-    dispatcher: Dispatcher, stored_only: None, settings: Any
-) -> None:
-    task_id = (await start(dispatcher, "retry", {"text": "hi"}))["taskId"]
-    await _lapse(task_id)
-    settings.MCP_TASK_BACKEND = "default"  # the retry runs at once
-
-    retried = await get(dispatcher, task_id)
-    await _lapse(task_id)  # and its worker dies too: no retry is left
-    again = await get(dispatcher, task_id)
-
-    assert retried["status"] == "completed"
-    assert retried["result"]["content"] == [{"type": "text", "text": "again hi"}]
-    assert again["status"] == "completed"  # a finished task has no lease to lapse
-    assert (await McpTask.objects.aget(pk=task_id)).retries_left == 0
-
-
-async def test_a_second_lapse_of_a_retried_task_fails_it(dispatcher: Dispatcher, stored_only: None) -> None:
-    task_id = (await start(dispatcher, "retry", {"text": "hi"}))["taskId"]
-    await _lapse(task_id)
-    first = await get(dispatcher, task_id)  # queued again (on the stored backend)
-    await _lapse(task_id)
-
-    second = await get(dispatcher, task_id)
-
-    assert (first["status"], first["statusMessage"]) == (
-        "working",
-        "queued again: the worker running it stopped",
-    )
-    assert second["status"] == "failed"
-
-
-async def test_a_queued_task_whose_job_failed_fails(
-    dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
-) -> None:
-    import django_mcp.task_upkeep
-
-    task_id = (await start(dispatcher, "echo", {"text": "hi"}))["taskId"]
-    quiet = timezone.now() - datetime.timedelta(minutes=5)
-    await McpTask.objects.filter(pk=task_id).aupdate(updated_at=quiet)
-
-    async def failed(job_id: str) -> str:
-        return "FAILED"
-
-    monkeypatch.setattr(django_mcp.task_upkeep, "job_status", failed)
-    polled = await get(dispatcher, task_id)
-
-    assert polled["status"] == "failed"
-    assert polled["error"]["message"] == "The Tasks backend failed this task's job before it ran"
-
-
-# ---------------------------------------------------------------- quotas
-
-
-async def _burst(dispatcher: Dispatcher, count: int, *, user: Any = None) -> list[dict[str, Any]]:
-    return [
-        await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": str(n)}}, user=user)
-        for n in range(count)
-    ]
-
-
-async def test_anonymous_creations_in_a_burst_hit_the_anonymous_quota(
-    dispatcher: Dispatcher, stored_only: None
-) -> None:
-    replies = await _burst(dispatcher, 30)
-
-    created = [reply for reply in replies if "result" in reply]
-    refused = [reply["error"] for reply in replies if "error" in reply]
-    assert len(created) == 10  # MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT
-    assert {error["code"] for error in refused} == {jsonrpc.INTERNAL_ERROR}
-    assert len(refused) == 20
-    assert refused[0]["data"] == {"quota": "unfinished", "limit": 10}
-    assert await McpTask.objects.acount() == 10
-
-
-async def test_a_user_is_not_held_to_the_anonymous_quota(dispatcher: Dispatcher, stored_only: None) -> None:
-    from django.contrib.auth.models import User
-
-    ana = await User.objects.acreate(username="ana")
-
-    replies = await _burst(dispatcher, 12, user=ana)
-
-    assert [reply["result"]["resultType"] for reply in replies] == ["task"] * 12
-
-
-@override_settings(MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT=None)
-async def test_300_anonymous_creations_without_their_own_quota_hit_the_unfinished_quota(
-    dispatcher: Dispatcher, stored_only: None
-) -> None:
-    replies = await _burst(dispatcher, 300)
-
-    created = [reply for reply in replies if "result" in reply]
-    refused = [reply["error"] for reply in replies if "error" in reply]
-    assert len(created) == 100  # MCP_MAX_TASKS_PER_CLIENT
-    assert {error["code"] for error in refused} == {jsonrpc.INTERNAL_ERROR}
-    assert len(refused) == 200
-    assert refused[0]["data"] == {"quota": "unfinished", "limit": 100}
-    assert await McpTask.objects.acount() == 100
-
-
-@override_settings(MCP_MAX_TASKS_PER_CLIENT=None, MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT=None)
-async def test_300_anonymous_creations_in_a_burst_hit_the_rate_quota(dispatcher: Dispatcher) -> None:
-    replies = await _burst(dispatcher, 300)
-
-    refused = [reply["error"] for reply in replies if "error" in reply]
-    assert len(refused) == 180  # at most 120 a minute (MCP_TASK_RATE_LIMIT)
-    assert refused[0]["code"] == jsonrpc.INTERNAL_ERROR
-    assert refused[0]["data"] == {"quota": "rate", "limit": 120, "period": 60, "retryAfter": ANY}
-    assert 1 <= refused[0]["data"]["retryAfter"] <= 60
-
-
-@override_settings(MCP_MAX_TASKS_PER_CLIENT=2, MCP_TASK_RATE_LIMIT=None)
-async def test_quotas_count_each_caller_apart(dispatcher: Dispatcher, stored_only: None) -> None:
-    from django.contrib.auth.models import User
-
-    ana = await User.objects.acreate(username="ana")
-    await _burst(dispatcher, 2)
-
-    anonymous = await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": "x"}})
-    hers = await ask(dispatcher, "tools/call", {"name": "echo", "arguments": {"text": "x"}}, user=ana)
-
-    assert anonymous["error"]["code"] == jsonrpc.INTERNAL_ERROR
-    assert hers["result"]["resultType"] == "task"

@@ -1,7 +1,7 @@
 """The stored side of MCP tasks: every write to ``McpTask`` rows.
 
-The request path (``tasks.py``: ``tasks/update``, ``tasks/cancel``, a lapsed
-lease met by a reader), a task's run (``background.py``: ``claim``,
+The request path (``methods.py``: ``tasks/update``, ``tasks/cancel``; a
+lapsed lease met by a reader, ``upkeep.py``), a task's run (``run.py``: ``claim``,
 ``renew``, ``report``, ``finish``, ``park``), the in-process pool (``hold``)
 and ``mcp_prune_tasks`` change task rows only through these functions, each
 one conditional UPDATE or one row locked with ``select_for_update``, so a
@@ -28,7 +28,7 @@ import logging
 import os
 import socket
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 from django.db import transaction
@@ -38,15 +38,13 @@ from django.utils import timezone
 
 from django_mcp.events import task_changed
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
+from django_mcp.models import McpTask
 from django_mcp.observability._hooks import task_status_changed
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import ErrorObject
 from django_mcp.protocol.results import InputRequest
 from django_mcp.signals import mcp_task_status_changed
-
-if TYPE_CHECKING:
-    from django_mcp.models import McpTask
 
 __all__ = [
     "LOST_WORKER",
@@ -114,7 +112,7 @@ class TaskHandle:
     """``request.task`` of a tool call running as a task.
 
     ``cancelled`` turns True once the client has cancelled the task (the
-    run checks every ``background.CANCEL_CHECK_INTERVAL`` seconds), or once
+    run checks every ``run.CANCEL_CHECK_INTERVAL`` seconds), or once
     the run has lost its lease; ``check_cancelled()`` then raises
     ``TaskCancelled``. Assigning ``status_message`` publishes it as the
     task's ``statusMessage`` (written at the same interval, and when the run
@@ -180,8 +178,6 @@ def answer(task_id: str, responses: dict[str, Any]) -> bool:
 
     A task with every answer is queued again (``statusMessage`` "queued").
     """
-    from django_mcp.models import McpTask
-
     with transaction.atomic():
         record = McpTask.objects.select_for_update().filter(pk=task_id).first()
         if record is None or record.status != McpTask.Status.INPUT_REQUIRED:
@@ -224,8 +220,6 @@ def cancel(task_id: str, ttl_ms: int | None) -> None:
     the same moment either sees it cancelled or is asked to stop.
     ``ttl_ms`` is the task's own (kept that long once cancelled).
     """
-    from django_mcp.models import McpTask
-
     now = timezone.now()
     tasks = McpTask.objects.filter(pk=task_id)
     ended = dict(
@@ -253,8 +247,6 @@ def lapse(record: McpTask, *, retry: bool) -> bool:
     it is queued again and one retry is spent; otherwise it fails with
     -32603 and ``LOST_WORKER``. The caller enqueues a retried task.
     """
-    from django_mcp.models import McpTask
-
     now = timezone.now()
     same = McpTask.objects.filter(
         pk=record.pk,
@@ -288,8 +280,6 @@ def lapse(record: McpTask, *, retry: bool) -> bool:
 
 def fail_job(record: McpTask, message: str) -> bool:
     """Fail a queued task whose job the Tasks backend failed or lost; False if it changed."""
-    from django_mcp.models import McpTask
-
     now = timezone.now()
     same = McpTask.objects.filter(
         pk=record.pk, status=McpTask.Status.WORKING, running=False, runs=record.runs, job_id=record.job_id
@@ -310,8 +300,6 @@ def fail_job(record: McpTask, message: str) -> bool:
 
 def expire(now: datetime.datetime, *, task_id: str | None = None) -> int:
     """Delete the tasks past their ``expires_at`` (only ``task_id`` when given); return how many."""
-    from django_mcp.models import McpTask
-
     tasks = McpTask.objects.filter(expires_at__lt=now)
     if task_id is not None:
         tasks = tasks.filter(pk=task_id)
@@ -328,8 +316,6 @@ def claim(task_id: str, lease: float) -> McpTask | None:
     A task cancelled before its run started ends ``cancelled`` here. The
     returned row's ``runs`` is the new run's number.
     """
-    from django_mcp.models import McpTask
-
     tasks = McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, running=False)
     now = timezone.now()
     ended = tasks.filter(cancel_requested=True)
@@ -355,8 +341,6 @@ def claim(task_id: str, lease: float) -> McpTask | None:
 
 def renew(task_id: str, run: int, lease: float) -> bool:
     """Extend run ``run``'s lease by ``lease`` seconds; False when the task is no longer its own."""
-    from django_mcp.models import McpTask
-
     until = timezone.now() + datetime.timedelta(seconds=lease)
     return bool(
         McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, running=True, runs=run).update(
@@ -367,8 +351,6 @@ def renew(task_id: str, run: int, lease: float) -> bool:
 
 def hold(task_ids: Iterable[str], lease: float) -> int:
     """Lease queued tasks to this process's in-process pool for ``lease`` seconds; return how many."""
-    from django_mcp.models import McpTask
-
     until = timezone.now() + datetime.timedelta(seconds=lease)
     return McpTask.objects.filter(pk__in=list(task_ids), status=McpTask.Status.WORKING, running=False).update(
         lease_expires_at=until, lease_holder=holder()
@@ -377,15 +359,11 @@ def hold(task_ids: Iterable[str], lease: float) -> int:
 
 def cancel_requested(task_id: str) -> bool:
     """Return True when the client asked to cancel task ``task_id``."""
-    from django_mcp.models import McpTask
-
     return McpTask.objects.filter(pk=task_id, cancel_requested=True).exists()
 
 
 def report(task_id: str, run: int, message: str) -> None:
     """Publish ``message`` as the running task's ``statusMessage``."""
-    from django_mcp.models import McpTask
-
     if McpTask.objects.filter(pk=task_id, status=McpTask.Status.WORKING, runs=run).update(
         status_message=message, updated_at=timezone.now()
     ):
@@ -406,8 +384,6 @@ def finish(
     ``run`` is the run ending it, None for a task that never started
     running (it could not be enqueued). The task is kept ``ttl_ms`` from now.
     """
-    from django_mcp.models import McpTask
-
     now = timezone.now()
     if cancelled:
         changes: dict[str, Any] = {"status": McpTask.Status.CANCELLED}
@@ -436,8 +412,6 @@ def park(task_id: str, run: int, requests: Mapping[str, InputRequest], state: An
     task asking for nothing (state only) runs again at once; a cancelled
     one ends ``cancelled``. A waiting task is kept ``ttl_ms`` from now.
     """
-    from django_mcp.models import McpTask
-
     with transaction.atomic():
         record = McpTask.objects.select_for_update().filter(pk=task_id, status=McpTask.Status.WORKING).first()
         if record is None or not record.running or record.runs != run:

@@ -2,18 +2,18 @@
 
 A project that configures no Tasks backend (``TASKS`` unset and
 ``MCP_TASK_BACKEND`` None) still gets tasks that run in the background:
-``django_mcp.tasks.enqueue`` hands each run to this process's ``TaskPool``,
+``framework.enqueue`` hands each run to this process's ``TaskPool``,
 ``MCP_TASK_THREADS`` daemon threads that take runs in turn and answer
 nothing to anyone (the task's row carries the outcome). It needs no worker
 process, no broker and not even the Tasks framework, which suits the demo,
 development and small single-process deployments. ``ThreadPoolBackend`` is
 the same pool as a Tasks framework backend, for a ``TASKS`` entry of its own
-(``{"BACKEND": "django_mcp.task_pool.ThreadPoolBackend"}``); it runs any
+(``{"BACKEND": "django_mcp.tasks.pool.ThreadPoolBackend"}``); it runs any
 Task, sync or async, in this process.
 
 What it cannot do, by construction: a job lives in the memory of the
 process that queued it. While a task waits in the queue, the pool holds a
-lease on it (``task_store.hold``, renewed every third of
+lease on it (``store.hold``, renewed every third of
 ``MCP_TASK_LEASE_TIMEOUT``), so a task whose process died before starting it
 fails like one whose worker died while running it; a restart never runs
 them again (``Tool.task_retries`` retries only where a reader re-enqueues
@@ -48,9 +48,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from django.db import connections
+from django.utils import timezone
+from django.utils.crypto import get_random_string
 
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher import task_store
+from django_mcp.models import McpTask
+from django_mcp.tasks import store
+from django_mcp.tasks.backend import JOB_PATH, framework_module
 
 __all__ = ["MAX_RESULTS", "TaskPool", "ThreadPoolBackend", "get_pool"]
 
@@ -198,7 +202,7 @@ class TaskPool:
                 failures = 0
                 continue
             try:
-                task_store.hold(waiting, lease)
+                store.hold(waiting, lease)
                 failures = 0
             except Exception:  # the database may be away (or locked) for a moment
                 failures += 1
@@ -231,28 +235,18 @@ def _owner(task_id: str | None) -> str:
     """Return whose turn MCP task ``task_id``'s run waits for: its owner ("" for other jobs)."""
     if task_id is None:
         return ""
-    from django_mcp.models import McpTask
-
     owner: str | None = McpTask.objects.filter(pk=task_id).values_list("owner", flat=True).first()
     return owner or ""
 
 
 @functools.cache
 def _backend_class() -> type[Any]:
-    from django.utils import timezone
-    from django.utils.crypto import get_random_string
-
-    from django_mcp._tasks_framework import framework_module
-
     tasks = framework_module("base")
     base = framework_module("backends.base").BaseTaskBackend
     exceptions = framework_module("exceptions")
 
-    # django_mcp.tasks.JOB_PATH, spelt out: that module imports this one.
-    job_path = "django_mcp.tasks.run_tool_task"
-
     class ThreadPoolBackend(base):  # type: ignore[misc, valid-type]
-        """Run Tasks in threads of this process (``django_mcp.task_pool``).
+        """Run Tasks in threads of this process (``django_mcp.tasks.pool``).
 
         ``OPTIONS`` may hold ``THREADS`` (default ``MCP_TASK_THREADS``).
         Results are kept in this process only, the last ``MAX_RESULTS``.
@@ -304,7 +298,7 @@ def _backend_class() -> type[Any]:
                 self._results[result.id] = result
                 while len(self._results) > MAX_RESULTS:
                     self._results.popitem(last=False)
-            task_id = args[0] if task.module_path == job_path and args else None
+            task_id = args[0] if task.module_path == JOB_PATH and args else None
             self.pool.submit(
                 functools.partial(self._execute, result), task_id=task_id, caller=_owner(task_id)
             )

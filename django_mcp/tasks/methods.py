@@ -15,12 +15,12 @@ order, after the arguments are validated (``start_if_task``):
    (SEP-2663: resolve MRTR exchanges before creating the task).
 3. Without the extension the call runs directly; for an ``"optional"`` tool,
    ``use_task()`` (when defined) may decide to run it directly too.
-4. The caller's quotas are checked (``task_quota``: unfinished tasks and
+4. The caller's quotas are checked (``quota.py``: unfinished tasks and
    creations per period), then the task is stored (``McpTask``, status
    message "queued") *before* the answer, so an immediate ``tasks/get`` on
    any worker finds it; its run is then enqueued where tasks run
-   (``django_mcp.tasks``: a Tasks framework backend, else this process's
-   thread pool; the job runs ``background.run``). The answer is a flat
+   (``framework.enqueue``: a Tasks framework backend, else this process's
+   thread pool; the job runs ``run.run``). The answer is a flat
    ``CreateTaskResult``.
 
 ``tasks/get`` answers the task and, by status, the inlined ``CallToolResult``
@@ -45,7 +45,7 @@ deleted when met; expired tasks are purged whenever one is created, and by
 must equal ``params.taskId`` (``transports/_headers.py``).
 
 Each read first settles a task whose worker is gone
-(``task_upkeep.checked``: a lapsed lease fails it, cancels it or runs it
+(``upkeep.checked``: a lapsed lease fails it, cancels it or runs it
 again). ``tasks/cancel`` records the request before that check, so a task
 whose worker died ends ``cancelled``.
 
@@ -57,7 +57,7 @@ ended it is fixed at the end plus the TTL. A result stays readable for the
 TTL after it is produced, and nothing is deleted while it is worked on.
 
 ``McpTask`` rows are created here and changed only through
-``task_store.py``, by the request path and by ``background.run``.
+``store.py``, by the request path and by ``run.run``.
 """
 
 from __future__ import annotations
@@ -66,35 +66,32 @@ import datetime
 import logging
 import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from django_mcp._callers import caller_principal, user_identity
-from django_mcp.dispatcher import task_store
+from django_mcp._sync import run_sync
+from django_mcp.dispatcher import extensions
 from django_mcp.dispatcher.context import Call
 from django_mcp.dispatcher.continuation import finish_input_required
-from django_mcp.dispatcher.extensions import served
-from django_mcp.dispatcher.invoke import invoke, report_failure
-from django_mcp.dispatcher.task_quota import check_quota
+from django_mcp.dispatcher.invoke import invoke
+from django_mcp.dispatcher.tools import tool_failed
 from django_mcp.exceptions import InvalidParams, McpError, MethodNotFound, MissingClientCapability
+from django_mcp.models import McpTask
 from django_mcp.observability._hooks import task_status_changed
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol._base import UNSET
-from django_mcp.protocol.content import TextContent
-from django_mcp.protocol.extensions import client_revision
 from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequest, InputRequiredResult
 from django_mcp.protocol.tasks import EXTENSION, TERMINAL_STATUSES, CreateTaskResult, GetTaskResult
 from django_mcp.ratelimit import identity_of
 from django_mcp.server.compiler import CompiledServer, CompiledTool
 from django_mcp.server.handlers import Handler
 from django_mcp.signals import mcp_task_status_changed
-from django_mcp.task_upkeep import checked
-from django_mcp.tasks import enqueue
-
-if TYPE_CHECKING:
-    from django_mcp.models import McpTask
+from django_mcp.tasks import store
+from django_mcp.tasks.framework import enqueue
+from django_mcp.tasks.quota import check_quota
+from django_mcp.tasks.upkeep import checked
 
 __all__ = [
     "TASK_ID_BYTES",
@@ -126,17 +123,17 @@ def declares_tasks(capabilities: Mapping[str, Any]) -> bool:
     A ``revision`` this package does not implement leaves the extension
     disabled (SEP-3392 "Identifiers and compatibility"), as if undeclared.
     """
-    return client_revision(capabilities, EXTENSION) is not None
+    return extensions.declared(capabilities, EXTENSION)
 
 
 def offers_tasks(compiled: CompiledServer) -> bool:
     """Return True when ``compiled`` advertises the tasks extension."""
-    return EXTENSION in (compiled.capabilities.extensions or {})
+    return extensions.offered(compiled, EXTENSION)
 
 
 def missing_extension(message: str) -> MissingClientCapability:
     """Return the -32021 error naming the tasks extension as required."""
-    return MissingClientCapability(message, data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+    return extensions.missing_extension(EXTENSION, message)
 
 
 # ------------------------------------------------------------------ creation
@@ -154,7 +151,7 @@ async def start_if_task(
     request = call.request
     if request.task is not None:  # the task's own run
         return None
-    if not served(call.compiled, call.settings, EXTENSION):  # MCP_TASKS_EXTENSION = False
+    if not extensions.served(call.compiled, call.settings, EXTENSION):  # MCP_TASKS_EXTENSION = False
         return None
     if call.ctx.era == "legacy":
         if entry.task == "required":
@@ -182,8 +179,7 @@ async def start_if_task(
     except McpError:
         raise
     except Exception as exc:  # a tool failure is a result, not a protocol error
-        report_failure(request, exc, f"tool {entry.name!r}")
-        return CallToolResult(content=(TextContent(text="Tool execution failed"),), isError=True)
+        return tool_failed(call, entry, exc)
     return await _create(call, entry, arguments)
 
 
@@ -195,8 +191,6 @@ async def _hook(call: Call, entry: CompiledTool, plan: Handler, payload: Any) ->
 
 
 async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) -> CreateTaskResult:
-    from django_mcp.models import McpTask
-
     settings, request = call.settings, call.request
     client = identity_of(request)
     await check_quota(settings, client, anonymous=user_identity(request.user) is None)
@@ -211,7 +205,7 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
         user_pk=_user_pk(request.user),
         client=client,
         status=McpTask.Status.WORKING,
-        status_message=task_store.QUEUED,
+        status_message=store.QUEUED,
         created_at=now,
         updated_at=now,
         ttl_ms=None if ttl is None else round(ttl * 1000),
@@ -231,11 +225,11 @@ async def _create(call: Call, entry: CompiledTool, arguments: dict[str, Any]) ->
     traceparent = telemetry.traceparent() if telemetry is not None else None
     if traceparent is not None:  # the run's span links to this request's
         record.call["traceparent"] = traceparent
-    await sync_to_async(task_store.expire)(now)
+    await run_sync(store.expire, now)
     # Durable before the answer (SEP-2663 "Task Creation"): autocommit.
     await record.asave(force_insert=True)
     if mcp_task_status_changed.receivers:
-        await sync_to_async(task_status_changed)(record.pk, McpTask.Status.WORKING.value)
+        await run_sync(task_status_changed, record.pk, McpTask.Status.WORKING.value)
     await enqueue(record.pk, caller=record.owner)
     stored = await McpTask.objects.aget(pk=record.pk)  # an immediate backend has run it already
     # As of its creation: a fresh task's ttlMs is the TTL itself.
@@ -261,7 +255,7 @@ async def update_task(call: Call) -> EmptyResult:
     record = await _find(call)
     if not isinstance(responses, dict):
         raise InvalidParams("tasks/update needs an inputResponses object")
-    if await sync_to_async(task_store.answer)(record.pk, responses):
+    if await run_sync(store.answer, record.pk, responses):
         await enqueue(record.pk, caller=record.owner)
     return EmptyResult()
 
@@ -272,18 +266,14 @@ async def cancel_task(call: Call) -> EmptyResult:
     The request is recorded before the lease is checked: a task whose
     worker is gone then ends ``cancelled``, not ``failed``.
     """
-    from django_mcp.models import McpTask
-
     record = await _find(call, check=False)
     if record.status not in TERMINAL_STATUSES:
-        await sync_to_async(task_store.cancel)(record.pk, record.ttl_ms)
+        await run_sync(store.cancel, record.pk, record.ttl_ms)
         await checked(await McpTask.objects.aget(pk=record.pk))
     return EmptyResult()
 
 
 async def _find(call: Call, *, check: bool = True) -> McpTask:
-    from django_mcp.models import McpTask
-
     if not offers_tasks(call.compiled):
         raise MethodNotFound(f"Method not found: {call.envelope.method} (no tool runs as a task)")
     if not declares_tasks(call.request.client_capabilities):
@@ -297,7 +287,7 @@ async def _find(call: Call, *, check: bool = True) -> McpTask:
         raise InvalidParams(_NOT_FOUND)
     now = timezone.now()
     if record.expires_at is not None and record.expires_at <= now:
-        await sync_to_async(task_store.expire)(now, task_id=record.pk)
+        await run_sync(store.expire, now, task_id=record.pk)
         raise InvalidParams("Failed to retrieve task: Task has expired")
     return await checked(record) if check else record
 

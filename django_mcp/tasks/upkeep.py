@@ -17,7 +17,7 @@ through ``sweep()``:
   task's work ends: ``MCP_TASK_TTL``) and the finished jobs django-tasks-db
   keeps for them.
 
-Every change goes through ``task_store``, conditional on the row still
+Every change goes through ``store``, conditional on the row still
 being as it was read, so two readers finding the same lapsed lease act
 once.
 """
@@ -27,17 +27,16 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from asgiref.sync import sync_to_async
 from django.utils import timezone
 
+from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher import task_store
-from django_mcp.tasks import MISSING, enqueue, job_status, prune_jobs
-
-if TYPE_CHECKING:
-    from django_mcp.models import McpTask
+from django_mcp.models import McpTask
+from django_mcp.tasks import store
+from django_mcp.tasks.backend import MISSING, job_status, prune_jobs
+from django_mcp.tasks.framework import enqueue
 
 __all__ = ["JOB_FAILED", "JOB_LOST", "MAX_SWEPT", "Swept", "checked", "sweep"]
 
@@ -59,8 +58,6 @@ async def checked(record: McpTask, *, may_retry: bool = True) -> McpTask:
     ``may_retry`` is False where a retry must not be queued (a command's
     process about to exit, with the in-process pool).
     """
-    from django_mcp.models import McpTask
-
     if record.status != McpTask.Status.WORKING:
         return record
     now = timezone.now()
@@ -82,7 +79,7 @@ async def _lapsed(record: McpTask, *, may_retry: bool) -> bool:
     retry = record.retries_left > 0 and not record.cancel_requested
     if retry and not may_retry:
         return False  # left for a reader that can queue the retry
-    if not await sync_to_async(task_store.lapse)(record, retry=retry):
+    if not await run_sync(store.lapse, record, retry=retry):
         return False
     logger.warning(
         "Task %s (tool %r) lost its worker %s: %s",
@@ -101,7 +98,7 @@ async def _lost_job(record: McpTask) -> bool:
     if status not in ("FAILED", MISSING):
         return False
     message = JOB_FAILED if status == "FAILED" else JOB_LOST
-    if not await sync_to_async(task_store.fail_job)(record, message):
+    if not await run_sync(store.fail_job, record, message):
         return False
     logger.warning("Task %s (tool %r): %s (job %s)", record.pk, record.tool, message, record.job_id)
     return True
@@ -130,8 +127,6 @@ async def sweep(
     retries left is left for the next reader: a retry queued in this
     command's process would die with it.
     """
-    from django_mcp.models import McpTask
-
     now = now or timezone.now()
     working = McpTask.objects.filter(status=McpTask.Status.WORKING)
     lapsed = working.filter(lease_expires_at__lte=now)
@@ -142,7 +137,7 @@ async def sweep(
     expired = McpTask.objects.filter(expires_at__lt=now)
     finished_before = now - datetime.timedelta(seconds=job_age)
     if dry_run:
-        jobs = await sync_to_async(prune_jobs)(finished_before=finished_before, dry_run=True)
+        jobs = await run_sync(prune_jobs, finished_before=finished_before, dry_run=True)
         return Swept(settled=await lapsed.acount(), expired=await expired.acount(), jobs=jobs)
     may_retry = get_settings().task_backend is not None
     settled = 0
@@ -150,6 +145,6 @@ async def sweep(
         settled += await _lapsed(record, may_retry=may_retry)
     async for record in quiet.filter(lease_expires_at__isnull=True).order_by("updated_at")[:MAX_SWEPT]:
         settled += await _lost_job(record)
-    deleted = await sync_to_async(task_store.expire)(now)
-    jobs = await sync_to_async(prune_jobs)(finished_before=finished_before)
+    deleted = await run_sync(store.expire, now)
+    jobs = await run_sync(prune_jobs, finished_before=finished_before)
     return Swept(settled=settled, expired=deleted, jobs=jobs)

@@ -1,19 +1,19 @@
 """Run a task's tool call, wherever the Tasks framework runs its jobs.
 
-``run(task_id)`` is what the ``django_mcp.tasks.run_tool_task`` job does,
+``run(task_id)`` is what the ``framework.run_tool_task`` job does,
 in a web process (an immediate backend) or a worker process (``manage.py
 db_worker`` of django-tasks-db, ...). In order:
 
-1. Claim the task (``task_store.claim``): only a working task nobody runs is
+1. Claim the task (``store.claim``): only a working task nobody runs is
    run; one cancelled before it started ends ``cancelled``. The claim takes
    a lease of ``MCP_TASK_LEASE_TIMEOUT`` seconds, which the run renews every
-   third of that (``task_store.renew``): a task whose lease lapses has lost
+   third of that (``store.renew``): a task whose lease lapses has lost
    its worker (killed, out of memory, its machine gone), and whoever reads
-   it next fails it or runs it again (``django_mcp.task_upkeep``). A run
+   it next fails it or runs it again (``upkeep.py``). A run
    that finds its lease taken over stops as if cancelled, and its writes
    change nothing (they name its run number).
-2. Rebuild the call from the stored task: the server (compiled in this
-   process, else imported by its dotted path), the tool, the caller (the
+2. Rebuild the call from the stored task: the server's dispatcher (the
+   registry's, found by the server's dotted path), the tool, the caller (the
    user by primary key; anonymous otherwise), the client's protocol version,
    capabilities and info, the answers gathered so far
    (``request.input_responses``), the state the handler returned last time
@@ -36,7 +36,7 @@ db_worker`` of django-tasks-db, ...). In order:
    cancellation cancels it, and ``input_required(...)`` makes it wait for
    ``tasks/update``; ``run`` returns True when the run must go on at once
    (the job enqueues it again). A result over ``MCP_MAX_RESPONSE_SIZE``
-   fails it with -32603.
+   fails it with -32603 (``codec.oversized``).
 
 While OpenTelemetry traces (``django_mcp.observability``), a run is a span
 of its own, ``execute_tool <tool>``, linked to the span of the request
@@ -48,27 +48,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 from asgiref.sync import sync_to_async
 from django.db import OperationalError, connections
-from django.utils.module_loading import import_string
 
 from django_mcp._callers import anonymous_caller
+from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
-from django_mcp.dispatcher import task_store, tools
-from django_mcp.dispatcher.codec import Envelope
+from django_mcp.dispatcher import Dispatcher, tools
+from django_mcp.dispatcher.codec import Envelope, encoded_size, oversized
 from django_mcp.dispatcher.context import Call, stored_context
 from django_mcp.exceptions import InternalError, InvalidParams, McpError, TaskCancelled
+from django_mcp.models import McpTask
 from django_mcp.observability._hooks import observe_task
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
+from django_mcp.registry import registry
 from django_mcp.request import McpRequest
-from django_mcp.server.compiler import CompiledServer, compiled_server
-
-if TYPE_CHECKING:
-    from django_mcp.models import McpTask
+from django_mcp.tasks import store
 
 __all__ = ["CANCEL_CHECK_INTERVAL", "STORE_ATTEMPTS", "run"]
 
@@ -79,8 +78,6 @@ CANCEL_CHECK_INTERVAL: Final = 0.5  # seconds
 
 STORE_ATTEMPTS: Final = 5
 """How many times a run tries each write of its task while the database is locked."""
-
-_encoder = msgspec.json.Encoder()
 
 
 async def run(task_id: str) -> bool:
@@ -99,19 +96,19 @@ async def run(task_id: str) -> bool:
     except BaseException:
         # Never leave the task marked running when this run dies.
         error = InternalError("The task's run ended unexpectedly")
-        ended = task_store.error_object(error)
-        await _stored(task_store.finish, task_id, run=record.runs, ttl_ms=record.ttl_ms, error=ended)
+        ended = store.error_object(error)
+        await _stored(store.finish, task_id, run=record.runs, ttl_ms=record.ttl_ms, error=ended)
         raise
 
 
 async def _claim(task_id: str) -> McpTask | None:
     """Claim the task (None when it is not this run's to take)."""
-    record: McpTask | None = await _stored(task_store.claim, task_id, get_settings().task_lease_timeout)
+    record: McpTask | None = await _stored(store.claim, task_id, get_settings().task_lease_timeout)
     return record
 
 
 async def _stored(function: Callable[..., Any], *args: Any, aside: bool = False, **kwargs: Any) -> Any:
-    """Run the ``task_store`` write ``function``, trying again while the database is locked.
+    """Run the ``store`` write ``function``, trying again while the database is locked.
 
     SQLite reports a table another connection is writing as locked: at once
     in shared-cache mode (in-memory test databases), after its busy timeout
@@ -119,12 +116,13 @@ async def _stored(function: Callable[..., Any], *args: Any, aside: bool = False,
     still writing the job id, a poll reads the row) tries again shortly
     rather than fail its job. Each write is one conditional statement, so a
     refused one changed nothing and may be sent again. ``aside`` runs it
-    in a pool thread (``_aside``), else in the thread-sensitive one.
+    in a pool thread (``_aside``), else where the run's sync work runs.
     """
-    write = _aside(function) if aside else sync_to_async(function)
     for attempt in range(STORE_ATTEMPTS):
         try:
-            return await write(*args, **kwargs)
+            if aside:
+                return await _aside(function)(*args, **kwargs)
+            return await run_sync(function, *args, **kwargs)
         except OperationalError:
             if attempt == STORE_ATTEMPTS - 1:
                 raise
@@ -135,7 +133,7 @@ async def _stored(function: Callable[..., Any], *args: Any, aside: bool = False,
 async def _run(record: McpTask) -> bool:
     """Run the claimed task; return True when it must run again at once."""
     task_id = record.pk
-    handle = task_store.TaskHandle(task_id, run=record.runs, ttl_ms=record.ttl_ms)
+    handle = store.TaskHandle(task_id, run=record.runs, ttl_ms=record.ttl_ms)
     try:
         call = await _rebuild(record, handle)
         admitted = await tools.admit(call, count_rate=False)
@@ -154,20 +152,23 @@ async def _run(record: McpTask) -> bool:
         await _end(handle, cancelled=True)
         return False
     except McpError as error:
-        await _end(handle, error=task_store.error_object(error))
+        await _end(handle, error=store.error_object(error))
         return False
     if isinstance(result, InputRequiredResult):
         await _flush(handle)
         parked: bool = await _stored(
-            task_store.park, task_id, handle.run, result.input_requests or {}, result.request_state
+            store.park, task_id, handle.run, result.input_requests or {}, result.request_state
         )
         return parked
     value = msgspec.to_builtins(result)
-    if len(_encoder.encode(value)) > get_settings().limits.max_response_size:
-        logger.error("Result of task %s (tool %r) exceeds MCP_MAX_RESPONSE_SIZE", task_id, record.tool)
-        await _end(
-            handle, error=task_store.error_object(InternalError("Result exceeds MCP_MAX_RESPONSE_SIZE"))
-        )
+    refusal = oversized(
+        encoded_size(value),
+        call.settings.limits.max_response_size,
+        what="Result",
+        label=f"Result of task {task_id} (tool {record.tool!r})",
+    )
+    if refusal is not None:
+        await _end(handle, error=store.error_object(refusal))
         return False
     await _end(handle, result=value)
     return False
@@ -191,7 +192,7 @@ def _aside(function: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
 
 async def _watch(
     work: asyncio.Future[CallToolResult | InputRequiredResult],
-    handle: task_store.TaskHandle,
+    handle: store.TaskHandle,
     *,
     cancel_work: bool,
 ) -> CallToolResult | InputRequiredResult:
@@ -211,10 +212,10 @@ async def _watch(
             await _flush(handle)
             if handle.cancelled:
                 continue
-            stop = await _stored(task_store.cancel_requested, handle.id, aside=True)
+            stop = await _stored(store.cancel_requested, handle.id, aside=True)
             if not stop and loop.time() - renewed >= lease / 3:
                 renewed = loop.time()
-                stop = not await _stored(task_store.renew, handle.id, handle.run, lease, aside=True)
+                stop = not await _stored(store.renew, handle.id, handle.run, lease, aside=True)
                 if stop:
                     logger.warning("Task %s lost its lease: its run stops", handle.id)
             if stop:
@@ -226,20 +227,21 @@ async def _watch(
             work.cancel()
 
 
-async def _flush(handle: task_store.TaskHandle) -> None:
+async def _flush(handle: store.TaskHandle) -> None:
     message = handle.take_status_message()
     if message is not None:
-        await _stored(task_store.report, handle.id, handle.run, message, aside=True)
+        await _stored(store.report, handle.id, handle.run, message, aside=True)
 
 
-async def _end(handle: task_store.TaskHandle, **outcome: Any) -> None:
+async def _end(handle: store.TaskHandle, **outcome: Any) -> None:
     await _flush(handle)
-    await _stored(task_store.finish, handle.id, run=handle.run, ttl_ms=handle.ttl_ms, **outcome)
+    await _stored(store.finish, handle.id, run=handle.run, ttl_ms=handle.ttl_ms, **outcome)
 
 
-async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:
+async def _rebuild(record: McpTask, handle: store.TaskHandle) -> Call:
     """Return the ``Call`` the stored task describes, as its handler sees it."""
-    compiled = _server(record.server)
+    dispatcher = _dispatcher(record.server)
+    compiled = dispatcher.compiled
     stored = record.call
     user = await _user(record.user_pk)
     params = {"name": record.tool, "arguments": stored.get("arguments") or {}}
@@ -254,20 +256,16 @@ async def _rebuild(record: McpTask, handle: task_store.TaskHandle) -> Call:
     request.input_responses = dict(record.input_responses)
     request.request_state = record.request_state
     request.task = handle
-    return Call(compiled, get_settings(), envelope, params, ctx, None, built=request)
+    return Call(compiled, dispatcher.settings, envelope, params, ctx, None, built=request)
 
 
-def _server(key: str) -> CompiledServer:
-    compiled = compiled_server(key)
-    if compiled is not None:
-        return compiled
+def _dispatcher(key: str) -> Dispatcher:
+    """Return the registry's dispatcher of the task's server (``key``: its dotted path)."""
     try:
-        server = import_string(key)
-        found: CompiledServer = server.compiled()
+        return registry.dispatcher_of(key)
     except Exception as exc:
         logger.error("Task server %r cannot be found in this process", key, exc_info=exc)
         raise InternalError("The task's server is not available") from None
-    return found
 
 
 async def _user(user_pk: str) -> Any:

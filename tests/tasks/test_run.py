@@ -1,4 +1,4 @@
-"""A task's run: django_mcp/dispatcher/background.py.
+"""A task's run: django_mcp/tasks/run.py.
 
 The jobs are stored by the dummy Tasks backend (never run by it): each test
 runs ``background.run(task_id)`` itself, in the test's event loop, so it can
@@ -20,12 +20,12 @@ from django.db import connections
 from django.test import override_settings
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
-from django_mcp.dispatcher import background
-from django_mcp.dispatcher.task_store import claim
 from django_mcp.inputs import input_required
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.tasks import EXTENSION
+from django_mcp.tasks import run as background
+from django_mcp.tasks.store import claim
 from tests.wire import call, modern_meta
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -277,9 +277,8 @@ async def test_a_server_this_process_has_not_compiled_is_imported_by_its_path() 
     task_id = await create("checkpoint")
     await McpTask.objects.filter(pk=task_id).aupdate(server="testproject.conformance.mcp.ConformanceServer")
 
-    assert background._server("testproject.conformance.mcp.ConformanceServer").key.endswith(
-        "ConformanceServer"
-    )
+    found = background._dispatcher("testproject.conformance.mcp.ConformanceServer")
+    assert found.compiled.key.endswith("ConformanceServer")
     with pytest.raises(Exception) as missing:
-        background._server("tests.nowhere.Server")
+        background._dispatcher("tests.nowhere.Server")
     assert missing.value.args == ("The task's server is not available",)

@@ -1,4 +1,4 @@
-"""The Tasks framework job (django_mcp/tasks.py): one run, again at once when it asks to."""
+"""The Tasks framework job (django_mcp/tasks/framework.py): one run, again at once when it asks to."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-import django_mcp.tasks as jobs
-from django_mcp.dispatcher import background
+import django_mcp.tasks.framework as jobs
 
 
 @pytest.mark.parametrize(("answers", "enqueued"), [([False], []), ([True], ["task-1"])])
@@ -24,7 +23,7 @@ def test_the_job_enqueues_a_run_again_only_when_the_run_asks(
     async def enqueue(task_id: str) -> None:
         queued.append(task_id)
 
-    monkeypatch.setattr(background, "run", run)
+    monkeypatch.setattr(jobs, "run", run)
     monkeypatch.setattr(jobs, "enqueue", enqueue)
 
     jobs._run("task-1")

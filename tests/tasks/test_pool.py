@@ -1,4 +1,4 @@
-"""The in-process task pool (django_mcp/task_pool.py) and its Tasks backend.
+"""The in-process task pool (django_mcp/tasks/pool.py) and its Tasks backend.
 
 Jobs run in the pool's daemon threads; a test waits for them with a bound.
 The database tests use real transactions: the pool's threads have
@@ -18,11 +18,11 @@ import pytest
 from django.utils import timezone
 
 from django_mcp import conf
-from django_mcp.dispatcher.task_store import holder
 from django_mcp.models import McpTask
 from django_mcp.protocol.tasks import EXTENSION
-from django_mcp.task_pool import TaskPool, ThreadPoolBackend, _CallerQueues, get_pool
-from tests.dispatcher.test_tasks import TaskServer
+from django_mcp.tasks.pool import TaskPool, ThreadPoolBackend, _CallerQueues, get_pool
+from django_mcp.tasks.store import holder
+from tests.tasks.task_server import TaskServer
 from tests.wire import call, modern_meta
 
 #: Seconds any wait in these tests may take: only a real hang reaches it,
@@ -223,7 +223,7 @@ def test_a_queued_task_is_leased_to_the_pool_until_a_thread_takes_it() -> None:
 def on_the_pool_backend(settings: Any) -> Iterator[None]:
     settings.TASKS = {
         "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"},
-        "pool": {"BACKEND": "django_mcp.task_pool.ThreadPoolBackend", "OPTIONS": {"THREADS": 2}},
+        "pool": {"BACKEND": "django_mcp.tasks.pool.ThreadPoolBackend", "OPTIONS": {"THREADS": 2}},
     }
     settings.MCP_TASK_BACKEND = "pool"
     yield
@@ -231,7 +231,7 @@ def on_the_pool_backend(settings: Any) -> Iterator[None]:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_backend_runs_tasks_in_the_background(on_the_pool_backend: None) -> None:
-    from django_mcp.tasks import task_backend
+    from django_mcp.tasks.backend import task_backend
 
     reply = asyncio.run(
         call(TaskServer, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, meta=modern_meta(TASKS))
@@ -265,12 +265,12 @@ def test_with_no_tasks_setting_tasks_run_in_the_pool_without_the_framework(
 ) -> None:
     from django.core.exceptions import ImproperlyConfigured
 
-    import django_mcp.tasks
+    import django_mcp.tasks.backend
 
     def missing() -> Any:
         raise ImproperlyConfigured("no framework")
 
-    monkeypatch.setattr(django_mcp.tasks, "framework", missing)
+    monkeypatch.setattr(django_mcp.tasks.backend, "framework", missing)
     reply = asyncio.run(
         call(TaskServer, "tools/call", {"name": "echo", "arguments": {"text": "hi"}}, meta=modern_meta(TASKS))
     )

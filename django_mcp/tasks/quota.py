@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from django_mcp.conf import McpSettings
 from django_mcp.exceptions import InternalError
+from django_mcp.models import McpTask
 from django_mcp.ratelimit import parse_rate
 
 __all__ = ["TooManyTasks", "check_quota"]
@@ -54,8 +55,6 @@ async def check_quota(settings: McpSettings, client: str, *, anonymous: bool) ->
             anonymous, ``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT``) unfinished
             tasks, or at ``MCP_TASK_RATE_LIMIT`` recent ones.
     """
-    from django_mcp.models import McpTask
-
     limits = [settings.max_tasks_per_client]
     if anonymous:
         limits.append(settings.max_tasks_per_anonymous_client)
