@@ -335,5 +335,16 @@ def _fresh_sync_threads() -> Iterator[None]:
     REQUEST_THREADS.clear()
 
 
+@pytest.fixture
+def patient_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waits for a session's lock as long as a loaded machine needs.
+
+    These tests check that concurrent changes are serialized, not how long a
+    waiter gives up after: 31 contenders polling the same lock on a busy
+    2-core machine outlasted the 6 s wait once.
+    """
+    monkeypatch.setattr("django_mcp.dispatcher.sessions._LOCK_WAIT", 120.0)
+
+
 # Validate every server message of every test against the MCP schema of its era.
 from tests.wire_schema import wire_schema  # noqa: E402, F401

@@ -45,7 +45,7 @@ from django_mcp.registry import registry
 from django_mcp.response import McpResponse
 from django_mcp.schemas import Schema
 from django_mcp.testing import McpTestClient
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 other_site = AdminSite(name="other_admin")
 other_site.register(McpCatalog, McpCatalogAdmin)
@@ -281,7 +281,7 @@ def test_custom_admin_site_uses_its_own_login_and_breadcrumbs(servers: None) -> 
 # ------------------------------------------------------------- the section
 
 SECTION = "/admin/django_mcp/mcpcatalog/"
-PLAYGROUND = "tests.admin.servers.PlaygroundServer"
+PLAYGROUND = "tests.playground.PlaygroundServer"
 
 
 def _staff(username: str = "alice", *perms: str, superuser: bool = False) -> tuple[Any, Client]:

@@ -37,7 +37,7 @@ from django.utils import translation
 from django_mcp.checks import check_settings
 from django_mcp.exceptions import InvalidParams, MethodNotFound
 from django_mcp.registry import registry
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "django_mcp"
@@ -160,7 +160,7 @@ def test_the_catalog_page_is_in_spanish(playground: None, staff_client: Any, set
 
 @pytest.mark.django_db
 def test_a_playground_result_is_in_spanish(playground: None, staff_client: Any) -> None:
-    url = "/admin/django_mcp/mcpcatalog/tests.admin.servers.PlaygroundServer~tool~fail/change/"
+    url = "/admin/django_mcp/mcpcatalog/tests.playground.PlaygroundServer~tool~fail/change/"
     with translation.override("es"):
         page = staff_client.post(url, {"step": "call"}, HTTP_ACCEPT_LANGUAGE="es").content.decode()
     # The admin follows the active language; without LocaleMiddleware that is LANGUAGE_CODE.

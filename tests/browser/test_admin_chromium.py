@@ -113,7 +113,7 @@ def conformance_registered() -> Iterator[None]:
 PASSWORD = "s3cret-pass"
 #: Screenshots of this Django line, apart from the other line's.
 ARTIFACTS = ROOT / "artifacts" / f"django-{django.VERSION[0]}.{django.VERSION[1]}"
-PLAYGROUND = "tests.admin.servers.PlaygroundServer"
+PLAYGROUND = "tests.playground.PlaygroundServer"
 SECTION = "/admin/django_mcp/mcpcatalog/"
 #: Made with ``manage.py shell -c`` in the server's own database.
 USERS = f"""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import django_mcp
 from django_mcp import Server
 from testproject.conformance.mcp import SlowComputeTool
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 
 class TaskServer(Server):

@@ -24,13 +24,13 @@ from django.test import Client
 import django_mcp.admin
 from django_mcp._admin.markup import ADMIN_MARKUP, AdminMarkup
 from django_mcp.registry import registry
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 pytestmark = pytest.mark.django_db
 
 SECTION = "/admin/django_mcp/mcpcatalog/"
-COMPONENT = f"{SECTION}{quote('tests.admin.servers.PlaygroundServer~tool~echo')}/"
-SERVER = f"{SECTION}server/{quote('tests.admin.servers.PlaygroundServer')}/"
+COMPONENT = f"{SECTION}{quote('tests.playground.PlaygroundServer~tool~echo')}/"
+SERVER = f"{SECTION}server/{quote('tests.playground.PlaygroundServer')}/"
 NEWER = AdminMarkup.for_version((6, 1, 0, "final", 0))
 OLDER = AdminMarkup.for_version((5, 2, 0, "final", 0))
 #: Every page's trail: (label, link or None for the page itself).

@@ -14,7 +14,6 @@ import pytest
 
 pytest.importorskip("rest_framework", reason="Django REST framework (the drf extra) is not installed")
 
-from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import RequestFactory  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
@@ -26,7 +25,6 @@ from rest_framework.response import Response  # noqa: E402
 from django_mcp import McpRequest  # noqa: E402
 from django_mcp.contrib.drf import ViewSetTools  # noqa: E402
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS  # noqa: E402
-from testproject.shelf.api import VolumeViewSet  # noqa: E402
 from testproject.shelf.mcp import ShelfServer  # noqa: E402
 from testproject.shelf.models import Volume  # noqa: E402
 from tests.contrib.shelf import Shelf, call, listed  # noqa: E402
@@ -96,35 +94,6 @@ def test_annotations_follow_the_http_method() -> None:
         "api-volume-destroy": (False, True),
         "api-volume-restock": (False, False),
     }
-
-
-def test_schemas_come_from_the_serializers() -> None:
-    tools = ShelfServer.compiled().tools
-    create = tools["api-volume-create"].definition.input_schema
-    update = tools["api-volume-partial-update"].definition.input_schema
-    restock = tools["api-volume-restock"].definition.input_schema
-    listing = tools["api-volume-list"].definition.input_schema
-
-    assert list(create["properties"]) == ["title", "author", "tags", "stock", "condition"]
-    assert create["required"] == ["title", "author"]
-    assert create["properties"]["title"] == {
-        "title": "Title",
-        "type": "string",
-        "maxLength": 120,
-        "minLength": 1,
-    }
-    assert create["properties"]["condition"]["enum"] == ["good", "new", "worn"]
-    assert update["required"] == ["id"]
-    assert restock["properties"]["amount"] == {
-        "title": "Amount",
-        "description": "Copies to add.",
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 100,
-    }
-    assert restock["required"] == ["id", "amount"]
-    assert list(listing["properties"]) == ["search", "cursor", "page_size"]
-    assert "owner" not in create["properties"]  # read-only
 
 
 # --------------------------------------------------------------- row scope
@@ -302,30 +271,3 @@ def test_the_viewset_sees_the_caller_whatever_its_authentication_classes_find(sh
 def test_a_viewset_without_a_serializer_still_serves_its_list() -> None:
     (tool,) = ViewSetTools(WhoAmIViewSet, prefix="who", actions=("list",))
     assert tool.output is None
-
-
-# ------------------------------------------------------------------ factory
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"actions": ("list", "burn")}, "unknown action 'burn'"),
-        ({"actions": "list"}, "actions must be a tuple of names"),
-        ({"actions": ("list", "list")}, "an action is listed twice"),
-    ],
-)
-def test_the_factory_refuses_unknown_actions(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ImproperlyConfigured, match=message):
-        ViewSetTools(VolumeViewSet, **kwargs)
-
-
-def test_the_factory_names_tools_after_the_model_by_default() -> None:
-    tools = ViewSetTools(VolumeViewSet)
-    assert [tool.name for tool in tools] == ["volume-list", "volume-retrieve"]
-    assert [tool.__qualname__ for tool in tools] == ["VolumeListTool", "VolumeRetrieveTool"]
-
-
-def test_a_viewset_without_a_model_needs_a_prefix() -> None:
-    with pytest.raises(ImproperlyConfigured, match="pass prefix="):
-        ViewSetTools(WhoAmIViewSet, actions=("list",))

@@ -10,22 +10,16 @@ and its queries can be counted.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from django.contrib import admin
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
-from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from django_mcp import Server
 from django_mcp.contrib.admin import ModelAdminTools
-from django_mcp.contrib.admin._factory import article
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS
-from testproject.demo.admin import BookAdmin
-from testproject.demo.models import Book
 from testproject.shelf.admin import VolumeAdmin
 from testproject.shelf.mcp import ShelfServer
 from testproject.shelf.models import Volume
@@ -99,32 +93,6 @@ def test_annotations_mark_reads_and_destructive_writes() -> None:
         "admin-volume-delete": (False, True),
         "admin-volume-mark-worn": (False, True),
     }
-
-
-# ----------------------------------------------------------------- schemas
-
-
-def test_schemas_come_from_the_admin_form_and_leave_out_fields_it_excludes() -> None:
-    tools = ShelfServer.compiled().tools
-    add = tools["admin-volume-add"].definition.input_schema
-    change = tools["admin-volume-change"].definition.input_schema
-    result = tools["admin-volume-get"].definition.output_schema
-
-    assert list(add["properties"]) == ["title", "author", "tags", "stock", "condition"]
-    assert add["required"] == ["title", "author"]
-    assert add["properties"]["title"] == {"title": "Title", "type": "string", "maxLength": 120}
-    # Required by the form but with an initial value: optional arguments.
-    assert add["properties"]["condition"] == {"title": "Condition", "enum": ["good", "new", "worn"]}
-    assert add["properties"]["stock"] == {"title": "Stock", "type": "integer", "minimum": 0}
-    assert add["properties"]["tags"] == {
-        "title": "Tags",
-        "anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}],
-    }
-    assert change["required"] == ["id"]
-    assert list(change["properties"]) == ["id", "title", "author", "tags", "stock", "condition"]
-    assert list(result["properties"]) == ["id", "title", "author", "tags", "stock", "condition"]
-    published = json.dumps([tool.definition.input_schema for tool in tools.values()])
-    assert "notes" not in published and "owner" not in published
 
 
 # --------------------------------------------------------------- row scope
@@ -336,57 +304,3 @@ def test_delete_selected_deletes_through_the_admin_and_logs_each_row(shelf: Shel
     definition = BulkServer.compiled().tools["bulk-delete-selected"].definition
     assert definition.title == "Delete selected volumes"
     assert definition.annotations.destructive_hint is True
-
-
-# ------------------------------------------------------------------ factory
-
-
-def test_the_factory_names_tools_and_classes_after_the_prefix_and_action() -> None:
-    tools = ModelAdminTools(VolumeAdmin, actions=("list", "mark_worn"))
-
-    assert [tool.name for tool in tools] == ["volume-list", "volume-mark-worn"]
-    assert [f"{tool.__module__}.{tool.__qualname__}" for tool in tools] == [
-        "testproject.shelf.admin.VolumeListTool",
-        "testproject.shelf.admin.VolumeMarkWornTool",
-    ]
-    assert ModelAdminTools(VolumeAdmin)[0].name == "volume-list"
-    assert [tool.name for tool in ModelAdminTools(VolumeAdmin)] == ["volume-list", "volume-get"]
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"actions": ("list", "burn")}, "unknown action 'burn'"),
-        ({"actions": "list"}, "actions must be a tuple of names"),
-        ({"actions": ("get", "get")}, "an action is listed twice"),
-        ({"site": admin.AdminSite(name="empty")}, "is not registered on the 'empty' admin site"),
-    ],
-)
-def test_the_factory_refuses_unknown_actions_and_unregistered_admins(
-    kwargs: dict[str, Any], message: str
-) -> None:
-    with pytest.raises(ImproperlyConfigured, match=message):
-        ModelAdminTools(VolumeAdmin, **kwargs)
-
-
-def test_an_unregistered_admin_is_instantiated_on_the_site_for_the_model_given() -> None:
-    site = admin.AdminSite(name="other")
-    (tool,) = ModelAdminTools(VolumeAdmin, site=site, model=Volume, actions=("list",))
-
-    assert isinstance(tool.model_admin, VolumeAdmin) and tool.model_admin.admin_site is site
-
-
-def test_the_demo_library_exposes_its_book_admin() -> None:
-    from testproject.demo.mcp import LibraryServer
-
-    names = [name for name in LibraryServer.compiled().tools if name.startswith("admin-book")]
-    assert names == ["admin-book-list", "admin-book-get", "admin-book-change"]
-    assert all(tool.model_admin is admin.site.get_model_admin(Book) for tool in ModelAdminTools(BookAdmin))
-
-
-@pytest.mark.parametrize(
-    ("noun", "expected"),
-    [("order", "an"), ("user", "a"), ("update", "an"), ("book", "a"), ("item", "an"), ("unit", "a")],
-)
-def test_generated_descriptions_take_the_article_the_noun_is_spoken_with(noun: str, expected: str) -> None:
-    assert article(noun) == expected

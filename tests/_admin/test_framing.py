@@ -23,7 +23,7 @@ from django.utils import timezone
 from django_mcp.admin import mcp_catalog_view
 from django_mcp.models import McpAuditEntry, McpIdempotencyKey, McpTask
 from django_mcp.registry import registry
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 urlpatterns = [
     path("admin/mcp/", mcp_catalog_view(), name="mcp-catalog"),
@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
 CLICKJACKING = "django.middleware.clickjacking.XFrameOptionsMiddleware"
 SECTION = "/admin/django_mcp/mcpcatalog/"
-PLAYGROUND = "tests.admin.servers.PlaygroundServer"
+PLAYGROUND = "tests.playground.PlaygroundServer"
 ECHO = quote(f"{PLAYGROUND}~tool~echo")
 
 
