@@ -205,13 +205,12 @@ class PostgresEventBackend(EventBackend):
         problem = _unusable(self.alias)
         if problem is None:
             return []
-        check_id, _reason = problem
-        if check_id == "django_mcp.E041":
+        if problem[0] == "psycopg":
             return [
                 Error(
                     _("PostgresEventBackend needs psycopg 3.2 or newer."),
                     hint=_("pip install 'psycopg[binary]>=3.2'"),
-                    id=check_id,
+                    id="django_mcp.E041",
                 )
             ]
         return [
@@ -223,28 +222,31 @@ class PostgresEventBackend(EventBackend):
                     "Point it at a DATABASES alias using django.db.backends.postgresql: "
                     "subclass PostgresEventBackend and set its alias."
                 ),
-                id=check_id,
+                id="django_mcp.E042",
             )
         ]
 
 
 def _unusable(alias: str) -> tuple[str, str] | None:
-    """Return ``(check id, reason)`` when events cannot travel through ``alias``, else None."""
+    """Return ``(what is wrong, reason)`` when events cannot travel through ``alias``, else None.
+
+    What is wrong is ``"psycopg"`` (missing or too old) or ``"database"``.
+    """
     try:
         import psycopg
     except ImportError:
-        return "django_mcp.E041", "psycopg 3 is not installed"
+        return "psycopg", "psycopg 3 is not installed"
     major_minor = tuple(int(part) for part in psycopg.__version__.split(".")[:2] if part.isdigit())
     if major_minor < (3, 2):
-        return "django_mcp.E041", f"psycopg {psycopg.__version__} is older than 3.2"
+        return "psycopg", f"psycopg {psycopg.__version__} is older than 3.2"
     if alias not in connections.settings:
-        return "django_mcp.E042", f"DATABASES has no alias {alias!r}"
+        return "database", f"DATABASES has no alias {alias!r}"
     try:
         vendor = connections[alias].vendor
     except Exception as exc:  # ImproperlyConfigured: the engine does not load
-        return "django_mcp.E042", f"the database {alias!r} cannot be loaded ({type(exc).__name__})"
+        return "database", f"the database {alias!r} cannot be loaded ({type(exc).__name__})"
     if vendor != "postgresql":
-        return "django_mcp.E042", f"the database {alias!r} is {vendor}, not PostgreSQL"
+        return "database", f"the database {alias!r} is {vendor}, not PostgreSQL"
     return None
 
 
