@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
+import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -27,6 +28,7 @@ import django_mcp
 from django_mcp.events import Event, EventsLost, EventsUnavailable, server_key
 from django_mcp.events import postgres as pg_events
 from django_mcp.events.postgres import MAX_PAYLOAD, PostgresEventBackend
+from django_mcp.protocol import jsonrpc
 
 WAIT = 5.0  # seconds: upper bound of every wait below
 ALIAS = "events"
@@ -270,6 +272,22 @@ async def test_listening_through_an_alias_that_is_not_postgresql_is_refused_not_
         async with PostgresEventBackend().listen():
             pass  # pragma: no cover - never entered
     assert refused.value.retry_after >= 1
+
+
+async def test_subscriptions_listen_through_a_misconfigured_backend_is_503_not_500(
+    async_client: Any, settings: Any
+) -> None:
+    from tests.transports.conftest import Wire
+
+    settings.MCP_EVENT_BACKEND = "django_mcp.events.postgres.PostgresEventBackend"  # on SQLite
+    wire = Wire(async_client)
+    listen = wire.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id=3)
+
+    response = await wire.post(listen)
+
+    assert (response.status_code, response["Content-Type"]) == (503, "application/json")
+    assert int(response["Retry-After"]) >= 1
+    assert json.loads(response.content)["error"]["code"] == jsonrpc.INTERNAL_ERROR
 
 
 # --------------------------------------------------- private PostgreSQL
