@@ -275,8 +275,13 @@ def worker_env(redis_url: str | None, directory: Path, **extra: str) -> dict[str
 
 
 @contextlib.contextmanager
-def workers(count: int, *, redis_url: str | None, directory: Path, **env: str) -> Iterator[list[Worker]]:
-    """Start ``count`` uvicorn processes on their own ports; stop and reap them on exit."""
+def workers(
+    count: int, *, redis_url: str | None, directory: Path, ready_timeout: float = READY_TIMEOUT, **env: str
+) -> Iterator[list[Worker]]:
+    """Start ``count`` uvicorn processes on their own ports; stop and reap them on exit.
+
+    Each must listen within ``ready_timeout`` seconds of the previous one.
+    """
     started: list[Worker] = []
     try:
         for index in range(count):
@@ -295,7 +300,7 @@ def workers(count: int, *, redis_url: str | None, directory: Path, **env: str) -
             started.append(Worker(f"http://127.0.0.1:{port}", process, log_path))
         for worker in started:  # they start side by side
             port = int(worker.url.rsplit(":", 1)[1])
-            problem = _wait_until_listening(worker.process, port, READY_TIMEOUT)
+            problem = _wait_until_listening(worker.process, port, ready_timeout)
             if problem is not None:
                 raise RuntimeError(f"uvicorn {problem}; its output ends:\n{worker.log()}")
         yield started

@@ -273,7 +273,9 @@ async def test_over_postgresql_every_change_reaches_every_listener_of_every_work
     private_postgres: PrivatePostgres, tmp_path: Path
 ) -> None:
     env = _on_postgres(private_postgres)
-    with workers(3, redis_url=None, directory=tmp_path, **env) as started:
+    # Three processes importing Django and psycopg side by side: on a busy
+    # machine the last one may need more than the usual bound to start.
+    with workers(3, redis_url=None, directory=tmp_path, ready_timeout=40, **env) as started:
         async with httpx.AsyncClient(timeout=WAIT) as client, contextlib.AsyncExitStack() as stack:
             streams = {
                 f"on-{index}": await stack.enter_async_context(_listening(client, worker, f"on-{index}"))
