@@ -147,6 +147,10 @@ if os.environ.get("DJANGO_MCP_REDIS_URL"):
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": MCP_REDIS_URL}
     }
+# Several worker processes sharing one PostgreSQL database and no Redis
+# (tests/live/test_workers.py): change events go through LISTEN/NOTIFY.
+if os.environ.get("DJANGO_MCP_PG_EVENTS"):
+    MCP_EVENT_BACKEND = "django_mcp.events.postgres.PostgresEventBackend"
 # bash .ci/demo records every request in the audit trail (the admin's "Audit
 # entries") with DJANGO_MCP_AUDIT=all; the test suite turns it on where it
 # tests it.

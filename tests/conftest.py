@@ -310,6 +310,22 @@ def private_redis(tmp_path: Path) -> Iterator[Any]:
         yield server
 
 
+@pytest.fixture
+def private_postgres() -> Iterator[Any]:
+    """Run a PostgreSQL server of the test's own on a free port (``tests/multiworker.py``).
+
+    Skipped where the server programs or psycopg are missing. The shared
+    PostgreSQL other tests use is never stopped: fault tests restart this one.
+    """
+    from tests.multiworker import NO_POSTGRES_SERVER, POSTGRES_BIN, PrivatePostgres
+
+    if POSTGRES_BIN is None:
+        pytest.skip(NO_POSTGRES_SERVER)
+    pytest.importorskip("psycopg", reason="psycopg is not installed (the test extra)")
+    with PrivatePostgres() as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def node_bin() -> Path:
     """Return the directory holding the npm-installed Node 22 binaries."""

@@ -277,6 +277,18 @@ PUBLIC_MODULES: dict[str, list[str]] = {
     ],
     "django_mcp.events.base": ["EventBackend", "EventsLost", "EventsUnavailable", "ForwardFailed"],
     "django_mcp.events.memory": ["MemoryEventBackend"],
+    "django_mcp.events.postgres": [
+        "CONNECT_TIMEOUT",
+        "FIRST_ATTEMPT_WAIT",
+        "FLUSH_TIMEOUT",
+        "LISTEN_WAIT",
+        "MAX_PAYLOAD",
+        "PING_INTERVAL",
+        "PUBLISH_QUEUE",
+        "RECONNECT_MAX",
+        "RECONNECT_MIN",
+        "PostgresEventBackend",
+    ],
     "django_mcp.events.redis": [
         "FIRST_ATTEMPT_WAIT",
         "FLUSH_TIMEOUT",

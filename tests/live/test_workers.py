@@ -31,7 +31,15 @@ import httpx
 import pytest
 
 from django_mcp.protocol import jsonrpc
-from tests.multiworker import NO_REDIS_SERVER, REDIS_SERVER, PrivateRedis, Worker, worker_env, workers
+from tests.multiworker import (
+    NO_REDIS_SERVER,
+    REDIS_SERVER,
+    PrivatePostgres,
+    PrivateRedis,
+    Worker,
+    worker_env,
+    workers,
+)
 from tests.wire import legacy_initialize, modern_headers, modern_request, tool_request
 
 needs_redis_server = pytest.mark.skipif(REDIS_SERVER is None, reason=NO_REDIS_SERVER)
@@ -246,6 +254,60 @@ def _stall(redis: PrivateRedis, stall: str) -> None:
         client.client_pause(3000)  # milliseconds, every command
     else:
         client.execute_command("DEBUG", "SLEEP", "3")  # the whole server, seconds
+
+
+# ------------------------------------------------------- PostgreSQL events
+
+
+def _on_postgres(server: PrivatePostgres) -> dict[str, str]:
+    """Return the environment of workers using ``server`` for data and change events."""
+    return {
+        "DJANGO_MCP_PG_NAME": "postgres",
+        "DJANGO_MCP_PG_PORT": str(server.port),
+        "DJANGO_MCP_PG_EVENTS": "1",
+    }
+
+
+@pytest.mark.timeout(60)
+async def test_over_postgresql_every_change_reaches_every_listener_of_every_worker(
+    private_postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    env = _on_postgres(private_postgres)
+    # Three processes importing Django and psycopg side by side: on a busy
+    # machine the last one may need more than the usual bound to start.
+    with workers(3, redis_url=None, directory=tmp_path, ready_timeout=40, **env) as started:
+        async with httpx.AsyncClient(timeout=WAIT) as client, contextlib.AsyncExitStack() as stack:
+            streams = {
+                f"on-{index}": await stack.enter_async_context(_listening(client, worker, f"on-{index}"))
+                for index, worker in enumerate(started)
+            }
+            for request_id, worker in enumerate(started, start=1):
+                await _trigger(client, worker, request_id)
+
+            for name, messages in streams.items():
+                assert [await _next(messages) for _ in started] == [_tools_changed(name)] * 3
+
+
+@pytest.mark.timeout(60)
+async def test_a_postgresql_restart_ends_open_streams_cleanly_and_delivery_resumes(
+    private_postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    env = _on_postgres(private_postgres)
+    with workers(2, redis_url=None, directory=tmp_path, **env) as (first, second):
+        async with httpx.AsyncClient(timeout=WAIT) as client:
+            async with _listening(client, second, "a") as on_second:
+                await _trigger(client, first)
+                assert await _next(on_second) == _tools_changed("a")
+
+                await asyncio.to_thread(private_postgres.restart)
+
+                # Events sent while it was down are lost to it: the stream
+                # ends with its result (the client re-lists).
+                assert await _rest(on_second) == [_listen_result("a")]
+
+            async with _listening(client, second, "b", retry=True) as on_second:
+                await _trigger(client, first, request_id=2)
+                assert await _next(on_second) == _tools_changed("b")
 
 
 # ------------------------------------------------ 2025-11-25 across workers
