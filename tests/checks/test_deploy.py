@@ -9,7 +9,7 @@ import pytest
 from django.core.checks import run_checks
 from django.core.management import call_command
 
-# ----------------------------------------------------------- W001 / W002
+# ----------------------------------------------------------- registration
 
 
 def test_deploy_checks_only_run_with_deploy() -> None:
