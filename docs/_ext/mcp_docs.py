@@ -228,7 +228,7 @@ class ChecksDirective(SphinxDirective):
             term = nodes.term()
             term += nodes.literal(text=check_id)
             term += nodes.Text(f" ({messages[0].level.lower()}, from ")
-            sources = sorted({f"{message.module}.{message.source}" for message in messages})
+            sources = sorted({f"{message.source_module}.{message.source}" for message in messages})
             for number, source in enumerate(sources):
                 term += nodes.Text(", " if number else "")
                 term += nodes.literal(text=source)

@@ -323,6 +323,9 @@ class CheckMessage:
     #: when one reaches it, else the method that builds it (an event
     #: backend's ``check()``, which ``check_settings`` calls).
     source: str = ""
+    #: The module ``source`` is imported from: the public package of a
+    #: registered check (``django_mcp.checks``), else ``module``.
+    source_module: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -479,23 +482,64 @@ def _is_registered(function: ast.FunctionDef) -> bool:
     return False
 
 
-def _reporters(tree: ast.Module) -> dict[str, str]:
-    """Map each function of a module to the registered check that calls it."""
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    reporters: dict[str, str] = {}
-    for name, function in functions.items():
+def _reporters(trees: dict[str, ast.Module]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map each ``(module, function)`` to the registered check that calls it.
+
+    A check calls helpers of its own module and, by the names it imports
+    from them, of the other modules of its package (``django_mcp.checks``
+    has one module per topic); a function elsewhere that a check reaches
+    (the compiler, which builds the skill problems) keeps its own name.
+    """
+    functions = {
+        (module, node.name): node
+        for module, tree in trees.items()
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+    }
+    imported = {
+        (module, alias.asname or alias.name): (node.module, alias.name)
+        for module, tree in trees.items()
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("django_mcp")
+        for alias in node.names
+    }
+    reporters: dict[tuple[str, str], tuple[str, str]] = {}
+    for key, function in functions.items():
         if not _is_registered(function):
             continue
-        pending = [name]
+        package = _public_module(key[0]) + "."
+        pending = [key]
         while pending:
             current = pending.pop()
             if current in reporters:
                 continue
-            reporters[current] = name
+            reporters[current] = key
+            module = current[0]
             for node in ast.walk(functions[current]):
-                if isinstance(node, ast.Name) and node.id in functions and node.id not in reporters:
-                    pending.append(node.id)
+                if not isinstance(node, ast.Name):
+                    continue
+                callee = (
+                    (module, node.id) if (module, node.id) in functions else imported.get((module, node.id))
+                )
+                if (
+                    callee in functions
+                    and callee not in reporters
+                    and (callee[0] == key[0] or callee[0].startswith(package))
+                ):
+                    pending.append(callee)
     return reporters
+
+
+def _public_module(module: str) -> str:
+    """Return the public package a private module's registered checks are imported from.
+
+    ``django_mcp.checks._settings.check_settings`` is documented as
+    ``django_mcp.checks.check_settings``, which re-exports it.
+    """
+    parts = module.split(".")
+    while len(parts) > 1 and parts[-1].startswith("_"):
+        parts.pop()
+    return ".".join(parts)
 
 
 def _enclosing(tree: ast.Module) -> dict[int, tuple[str, ast.AST]]:
@@ -522,10 +566,13 @@ def check_messages() -> list[CheckMessage]:
     A ``SkillProblem(check_id, message, hint)`` counts as one: the check that
     catches its ``SkillError`` reports it under that id.
     """
+    trees = {
+        _module_name(path): ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for path in sorted(PACKAGE_DIR.rglob("*.py"))
+    }
+    reporters = _reporters(trees)
     found = []
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        reporters = _reporters(tree)
+    for module, tree in trees.items():
         owners = _enclosing(tree)
         constants = _module_constants(tree)
         for node in ast.walk(tree):
@@ -551,6 +598,7 @@ def check_messages() -> list[CheckMessage]:
             ):
                 continue
             owner, function = owners.get(id(node), ("", None))
+            reporter = reporters.get((module, owner))
             scope = _Scope(constants=constants, locals=_local_texts(function))
             found.append(
                 CheckMessage(
@@ -558,9 +606,10 @@ def check_messages() -> list[CheckMessage]:
                     level=level,
                     message=_template(message, scope) if message is not None else "",
                     hint=_template(hint, scope) if hint is not None else None,
-                    module=_module_name(path),
+                    module=module,
                     line=node.lineno,
-                    source=reporters.get(owner, owner),
+                    source=reporter[1] if reporter else owner,
+                    source_module=_public_module(reporter[0]) if reporter else module,
                 )
             )
     return sorted(found, key=lambda message: (message.id, message.module, message.line))

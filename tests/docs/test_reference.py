@@ -138,9 +138,18 @@ def test_check_messages_are_read_from_the_source_with_their_reporter() -> None:
         "check_servers",
         "check_servers",
     )
-    # A backend's own check() is found too, outside checks.py.
+    # A check reaches the helpers of the other modules of its package, and is
+    # named from the package that exports it.
+    w002 = messages["django_mcp.W002"]
+    assert (w002.module, w002.source_module, w002.source) == (
+        "django_mcp.checks._events",
+        "django_mcp.checks",
+        "check_deploy",
+    )
+    # A backend's own check() is found too, outside the checks package.
     assert messages["django_mcp.E020"].module == "django_mcp.events.redis"
     assert messages["django_mcp.E020"].source == "RedisEventBackend.check"
+    assert messages["django_mcp.E020"].source_module == "django_mcp.events.redis"
     # Module constants are filled in; other values stay placeholders.
     assert "'django_mcp.events.memory.MemoryEventBackend'" in (messages["django_mcp.E008"].hint or "")
     assert messages["django_mcp.E006"].hint == (
