@@ -1274,7 +1274,7 @@ def test_tasks_in_the_in_process_pool_are_w011_and_need_no_framework(
 
 
 def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: None) -> None:
-    registry.view(DuplicateToolServer)  # what a URLconf's DuplicateToolServer.as_view() does
+    registry.mount(DuplicateToolServer)  # what a URLconf's DuplicateToolServer.as_view() does
     detail = _compile_error(DuplicateToolServer)
     key = f"{HERE}.DuplicateToolServer"
 
@@ -1291,7 +1291,7 @@ def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: No
 
 @pytest.mark.django_db
 def test_check_command_reports_a_broken_as_view_server(servers: None) -> None:
-    registry.view(DuplicateToolServer)
+    registry.mount(DuplicateToolServer)
 
     with pytest.raises(SystemCheckError) as info:
         call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
@@ -1304,7 +1304,7 @@ def test_a_mounted_server_gets_the_checks_a_registered_one_gets(servers: None, m
 
     installed = apps.is_installed
     monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
-    registry.view(IdentityServer)
+    registry.mount(IdentityServer)
 
     assert [message.id for message in check_servers() if message.obj is IdentityServer] == ["django_mcp.E018"]
 
@@ -1317,7 +1317,7 @@ def test_commonmiddleware_without_the_json_handler400_is_w013(settings: Any) -> 
 
     settings.ROOT_URLCONF = "tests.test_checks_urls_without_handler400"
     # What loading that URLconf does, done again: the fixture emptied the registry.
-    registry.view(ConformanceServer)
+    registry.mount(ConformanceServer)
 
     assert [m.id for m in check_deploy() if m.id == "django_mcp.W013"] == ["django_mcp.W013"]
 
