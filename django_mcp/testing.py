@@ -33,8 +33,8 @@ from typing import Any, Final, Self
 import msgspec
 
 from django_mcp import __version__
-from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from django_mcp._serving import serving
+from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from django_mcp.registry import registry
 from django_mcp.server.server import Server
 from django_mcp.transports._body import ReadyBody

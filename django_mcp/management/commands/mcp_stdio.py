@@ -19,10 +19,10 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from django_mcp._serving import serving
 from django_mcp.conf import get_django_settings
 from django_mcp.exceptions import NotRegistered
 from django_mcp.management.base import McpCommand
-from django_mcp._serving import serving
 from django_mcp.registry import registry
 from django_mcp.transports.stdio import protect_stdout, run_stdio
 
