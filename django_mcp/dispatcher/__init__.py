@@ -23,15 +23,10 @@ either protocol era, whatever the transport. In order:
 Every ``McpError`` becomes a JSON-RPC error (mapped for 2025-11-25); any
 other exception is logged and answered -32603 without its text.
 Notifications a handler sends (progress, log messages) go to ``emit``.
-``respond`` is one call into the dispatcher's request chain, built once
-(``load_chain()``, as Django's ``BaseHandler.load_middleware`` builds its
-middleware chain) around the core that does the steps above: a server with
-tool search rewrites ``call_tool`` first, then, while anything observes
-requests (OpenTelemetry, the ``django_mcp.calls`` log,
-``mcp_request_finished`` receivers, ``MCP_AUDIT``),
-``django_mcp.observability``'s link reports each request. The chain is
-built again on the next request after what observes changes; while nothing
-observes it has no observing link and costs a request nothing.
+``respond`` calls the request chain, built once (``load_chain()``, as
+Django's ``load_middleware``) around the steps above, and again after what
+observes requests changes: ``django_mcp.observability``'s link is in it only
+while anything observes (OpenTelemetry, ``django_mcp.calls``, signals, audit).
 ``listen()`` serves ``subscriptions/listen`` streams and
 ``session_notifications()`` a 2025-11-25 session's; both deliver only
 updates of URIs their caller may read, and end on the server's side when
@@ -366,10 +361,6 @@ class Dispatcher:
             raise MethodNotFound(f"Method not found: {method}")
         return row
 
-    def _route(self, method: str, era: Era) -> Method:
-        row = self._routes[method, era] = self.route(method, era)
-        return row
-
     def asks_input(self, method: str) -> bool:
         """Return True when ``method`` may need input from the client."""
         row = METHODS.get(method)
@@ -384,11 +375,10 @@ class Dispatcher:
         return self._chain(envelope, ctx, emit)
 
     def load_chain(self) -> Respond:
-        """Build the request chain from what observes requests now; return it.
+        """Build and return the request chain: ``_serve``, observed while anything observes.
 
-        The core (``_serve``) is wrapped by each link, innermost first: the
-        observing link while anything observes, then the rewriting of
-        ``call_tool`` (served and observed as the ``tools/call`` it wraps).
+        ``call_tool`` is rewritten outermost: it is served and observed as
+        the ``tools/call`` it wraps.
         """
         state = OBSERVATION
         if state.stale:
@@ -417,7 +407,8 @@ class Dispatcher:
         if not await self.in_flight.acquire(settings.limits.max_concurrent_requests, settings.queue_timeout):
             return error_reply(envelope.id, ServerBusy())
         try:
-            row = self._routes.get((envelope.method, ctx.era)) or self._route(envelope.method, ctx.era)
+            key = (envelope.method, ctx.era)
+            row = self._routes.get(key) or self._routes.setdefault(key, self.route(*key))
             if row.handler is None:
                 raise MethodNotFound(f"Method not found: {envelope.method} is a stream")
             call = Call(self.compiled, settings, envelope, envelope.params, ctx, emit)
