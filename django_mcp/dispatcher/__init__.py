@@ -33,8 +33,8 @@ updates of URIs their caller may read, and end on the server's side when
 events were lost or the server shuts down (``subscriptions.py``); at most
 ``MCP_MAX_STREAMS`` are open per process (``admission.py``). A
 2025-11-25 client's answer or cancellation reaches the worker whose request
-it concerns through ``relay`` (``relay.py``). Dispatchers are built and
-owned by the registry (``django_mcp.registry``), one per server. Transports frame
+it concerns through ``relay`` (``relay.py``). Dispatchers are built by
+``django_mcp._serving``, one per registered server. Transports frame
 bytes (``django_mcp.transports``); this package never imports
 ``django.http``. Settings arrive as one ``McpSettings`` value, re-read
 after Django's ``setting_changed``.
