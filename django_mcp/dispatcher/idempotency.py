@@ -42,7 +42,7 @@ import datetime
 import hashlib
 import logging
 from collections.abc import Mapping
-from typing import Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import msgspec
 from django.db import DatabaseError, IntegrityError, transaction
@@ -53,10 +53,12 @@ from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher.context import Call
 from django_mcp.exceptions import InvalidParams
-from django_mcp.models import McpIdempotencyKey
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.content import TextContent
 from django_mcp.protocol.results import CallToolResult
+
+if TYPE_CHECKING:
+    from django_mcp.models import McpIdempotencyKey
 
 __all__ = [
     "IDEMPOTENCY_KEY",
@@ -145,7 +147,7 @@ def reserve(
     as absent: it is deleted (only while it is still that expired row) and
     the insert is tried again. Runs in a thread (ORM).
     """
-    model = McpIdempotencyKey
+    model = _model()
     now = now or timezone.now()
     cutoff = now - datetime.timedelta(seconds=ttl)
     rows = model.objects.filter(server=server, caller=caller, tool=tool, key=key)
@@ -221,7 +223,7 @@ async def settle(held: Held, result: object) -> None:
         return
     try:
         stored = _ENCODER.encode(result).decode()
-        await McpIdempotencyKey.objects.filter(pk=row_id, result__isnull=True).aupdate(result=stored)
+        await _model().objects.filter(pk=row_id, result__isnull=True).aupdate(result=stored)
     except DatabaseError:
         # The tool ran: keeping the reservation makes retries wait
         # (STILL_RUNNING) until it expires rather than run it twice.
@@ -237,7 +239,7 @@ def prune(*, ttl: float | None = None, now: datetime.datetime | None = None, dry
     if ttl is None:
         ttl = get_settings().idempotency_key_ttl
     cutoff = (now or timezone.now()) - datetime.timedelta(seconds=ttl)
-    expired = McpIdempotencyKey.objects.filter(created_at__lte=cutoff)
+    expired = _model().objects.filter(created_at__lte=cutoff)
     if dry_run:
         return expired.count()
     deleted, _by_model = expired.delete()
@@ -267,7 +269,16 @@ def _tool_error(message: str) -> CallToolResult:
 async def _release(row_id: int) -> None:
     """Delete a reservation whose call stored nothing, so a retry runs again."""
     try:
-        await McpIdempotencyKey.objects.filter(pk=row_id, result__isnull=True).adelete()
+        await _model().objects.filter(pk=row_id, result__isnull=True).adelete()
     except DatabaseError:
         # Retries then wait (STILL_RUNNING) until the key expires.
         logger.exception("Could not release idempotency key row %s", row_id)
+
+
+def _model() -> type[McpIdempotencyKey]:
+    # Imported on first use: a project's asgi.py or wsgi.py imports
+    # django_mcp.asgi/wsgi (and so the dispatcher) before Django's app
+    # registry can load models.
+    from django_mcp.models import McpIdempotencyKey
+
+    return McpIdempotencyKey

@@ -61,7 +61,6 @@ from django_mcp.dispatcher.codec import encode_notification, encode_response
 from django_mcp.dispatcher.tasks import declares_tasks, detailed, missing_extension, offers_tasks
 from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
-from django_mcp.models import McpTask
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
@@ -171,6 +170,8 @@ def honoured_filter(
 
 async def _own_tasks(compiled: CompiledServer, task_ids: list[str], request: McpRequest | None) -> list[str]:
     """Return the ids among ``task_ids`` of the caller's tasks on this server, in order."""
+    from django_mcp.models import McpTask
+
     if request is None or not task_ids:
         return []
     owner = caller_principal(request.user, request.client_address)
@@ -190,6 +191,8 @@ async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | N
     lease cannot be requeued): logged, and the stream goes on; the next
     change of the task is announced again.
     """
+    from django_mcp.models import McpTask
+
     try:
         record = await McpTask.objects.filter(pk=task_id).afirst()
         if record is None:
@@ -204,6 +207,8 @@ async def _task_notification(task_id: str, meta: Mapping[str, Any]) -> bytes | N
 
 async def _watch_leases(task_ids: list[str]) -> None:
     """Check the leases of the watched working tasks until none works (changes announce themselves)."""
+    from django_mcp.models import McpTask
+
     while True:
         await asyncio.sleep(get_settings().task_lease_timeout / 3)
         try:

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from django_mcp._callers import client_address
 from django_mcp._sync import run_sync
 from django_mcp.exceptions import ToolNotFound
-from django_mcp.models import McpTask
 from django_mcp.observability import audit, refresh
 from django_mcp.observability._record import CallRecord, component_of, outcome_of, transport_of
 from django_mcp.observability._state import OBSERVATION
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from django_mcp.dispatcher import Dispatcher, Respond
     from django_mcp.dispatcher.codec import Envelope, Reply
     from django_mcp.dispatcher.context import CallContext, Emit
+    from django_mcp.models import McpTask
     from django_mcp.server.compiler import CompiledServer
 
 __all__ = ["observe_task", "observing", "task_status_changed"]
@@ -199,6 +199,8 @@ def task_status_changed(
     if telemetry is not None:
         telemetry.task_status(status, error_code=error_code, tool_error=tool_error)
     if mcp_task_status_changed.receivers:
+        from django_mcp.models import McpTask
+
         answers = mcp_task_status_changed.send_robust(
             sender=McpTask, task_id=task_id, status=status, error_code=error_code, tool_error=tool_error
         )

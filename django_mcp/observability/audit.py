@@ -55,9 +55,9 @@ import msgspec
 from django.utils import timezone
 
 from django_mcp._callers import caller_identity
-from django_mcp.models import McpAuditEntry
 
 if TYPE_CHECKING:
+    from django_mcp.models import McpAuditEntry
     from django_mcp.observability._record import CallRecord
     from django_mcp.server.compiler import CompiledServer
 
@@ -259,6 +259,8 @@ def entry_for(
 
     ``max_arguments_size`` bounds the stored arguments (``cap``).
     """
+    from django_mcp.models import McpAuditEntry
+
     arguments = None
     component = UNKNOWN_TOOL if record.unseen else record.component
     if record.method in _WITH_ARGUMENTS and "arguments" in record.params and not record.unseen:
@@ -299,6 +301,8 @@ def write(entry: McpAuditEntry) -> None:
 
 def prune(days: float, *, now: datetime.datetime | None = None, dry_run: bool = False) -> int:
     """Delete the entries older than ``days`` days; return how many (would be) deleted."""
+    from django_mcp.models import McpAuditEntry
+
     cutoff = (timezone.now() if now is None else now) - datetime.timedelta(days=days)
     old = McpAuditEntry.objects.filter(created_at__lt=cutoff)
     if dry_run:
