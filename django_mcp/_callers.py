@@ -21,10 +21,12 @@ Every part of the server that must tell callers apart (the rate limit, the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django_mcp._types import HttpSource
 from django_mcp.conf import get_client_ip, get_django_settings
+
+if TYPE_CHECKING:
+    from django_mcp._types import HttpSource
 
 __all__ = ["anonymous_caller", "caller_identity", "caller_principal", "client_address", "user_identity"]
 

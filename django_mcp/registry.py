@@ -10,12 +10,14 @@ mounted with ``as_view()`` (below): the import goes on, ``manage.py check``
 ``django_mcp.E015``, without a traceback. ``django_mcp.urls`` mounts each
 ``web()`` path.
 
-The registry owns what serves a server, built once per server class (as
-Django's ``AdminSite`` owns its ``ModelAdmin`` instances): its
-``Dispatcher``, its HTTP ``Endpoint`` and its view. ``Server.as_view()``
-asks it for the view, so a server mounted in a URLconf directly is known
-here too (``mounted_servers()``, kept with the registrations), compiled when the URLconf loads and
-covered by the system checks. A registered or mounted server that does not
+The registry records declarations only: importing it (and so
+``import django_mcp`` and an app's ``mcp.py``) loads no dispatcher and no
+transport. What serves a server (its ``Dispatcher``, HTTP ``Endpoint`` and
+view) is built by ``django_mcp._serving`` once Django is ready.
+``Server.as_view()`` mounts the server here (``mount()``), so a server
+mounted in a URLconf directly is known too (``mounted_servers()``, kept
+with the registrations), compiled when the URLconf loads and covered by
+the system checks. A registered or mounted server that does not
 compile is reported by ``manage.py check`` (``django_mcp.E015``), refuses to
 start ``McpASGIApp``, ``McpWSGIApp`` and ``mcp_stdio``, and under Django's own
 handlers answers every request with a JSON-RPC -32603 (the cause logged with
@@ -25,31 +27,23 @@ each refused request).
 from __future__ import annotations
 
 import copy
-import logging
 import re
 import threading
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.module_loading import autodiscover_modules, import_string
+from django.utils.module_loading import autodiscover_modules
 
-from django_mcp.dispatcher import Dispatcher
-from django_mcp.exceptions import AlreadyRegistered, InternalError, NotRegistered
+from django_mcp.exceptions import AlreadyRegistered, NotRegistered
 from django_mcp.server.compiler import compile_server, is_server
-from django_mcp.transports._endpoint import Endpoint
-from django_mcp.transports._exchange import HttpExchange, HttpReply
-from django_mcp.transports._replies import json_error
-from django_mcp.transports.http import McpView
 
 __all__ = ["Registry", "autodiscover", "local", "registry", "web"]
-
-logger = logging.getLogger(__name__)
 
 _PATH_RE = re.compile(r"^(?:[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*)?$")
 
 
 class Registry:
-    """Servers published over HTTP and over STDIO, and what serves each."""
+    """Servers published over HTTP and over STDIO, and those given a view."""
 
     def __init__(self) -> None:
         # Keep the admin's attribute name: autodiscover_modules() snapshots
@@ -58,10 +52,6 @@ class Registry:
         # dotted name: a URLconf mounts them, not django_mcp.urls.
         self._registry: dict[str, dict[str, type[Any]]] = {"web": {}, "local": {}, "view": {}}
         self._lock = threading.Lock()
-        self._dispatchers: dict[type[Any], Dispatcher] = {}
-        #: The same dispatchers by their server's key (its dotted path).
-        self._by_key: dict[str, Dispatcher] = {}
-        self._endpoints: dict[type[Any], Endpoint] = {}
         #: Why a server given a view does not compile.
         self._broken: dict[type[Any], ImproperlyConfigured] = {}
 
@@ -136,60 +126,23 @@ class Registry:
         """Restore registrations saved by ``snapshot()``."""
         self._registry = {"view": {}, **copy.deepcopy(snapshot)}
 
-    # ------------------------------------------------------------ serve
+    def mount(self, server: type[Any]) -> ImproperlyConfigured | None:
+        """Record ``server`` as given a view (``Server.as_view()``) and compile it now.
 
-    def dispatcher(self, server: type[Any]) -> Dispatcher:
-        """Return the dispatcher serving ``server`` (compiled once)."""
-        dispatcher = self._dispatchers.get(server)
-        if dispatcher is None:
-            compiled = compile_server(server)
-            with self._lock:
-                dispatcher = self._dispatchers.get(server)
-                if dispatcher is None:
-                    dispatcher = self._dispatchers[server] = Dispatcher(compiled)
-                    self._by_key[compiled.key] = dispatcher
-        return dispatcher
-
-    def dispatcher_of(self, key: str) -> Dispatcher:
-        """Return the dispatcher serving the server whose key (dotted path) is ``key``.
-
-        A stored MCP task names its server so; a server this process has
-        not served yet (a worker's) is imported by that path.
-
-        Raises:
-            ImportError: no server of that path can be imported.
+        Return why it does not compile (remembered for the system checks),
+        else None.
         """
-        dispatcher = self._by_key.get(key)
-        return dispatcher if dispatcher is not None else self.dispatcher(import_string(key))
-
-    def endpoint(self, server: type[Any]) -> Endpoint:
-        """Return the Streamable HTTP endpoint serving ``server``."""
-        endpoint = self._endpoints.get(server)
-        if endpoint is None:
-            dispatcher = self.dispatcher(server)
-            with self._lock:
-                endpoint = self._endpoints.setdefault(server, Endpoint(dispatcher))
-        return endpoint
-
-    def view(self, server: type[Any]) -> McpView:
-        """Return a Django view serving ``server`` (``Server.as_view()``).
-
-        The server is compiled now. One that does not compile is remembered
-        for the system checks, logged, and served by a view refusing every
-        request with a JSON-RPC -32603.
-        """
-        name = f"{server.__qualname__}_view"
         with self._lock:
             views = self._registry.get("view", {})
             self._registry = {**self._registry, "view": {**views, _qual(server): server}}
         try:
-            endpoint: Endpoint = self.endpoint(server)
+            compile_server(server)
         except ImproperlyConfigured as exc:
             # Not logged now: manage.py check reports it (E015), and each
             # refused request logs it.
             self._broken[server] = exc
-            return McpView(_Broken(server, exc), name=name)  # type: ignore[arg-type]
-        return McpView(endpoint, name=name)
+            return exc
+        return None
 
     def check_mounted(self) -> None:
         """Raise ``ImproperlyConfigured`` naming every registered or mounted server that does not compile."""
@@ -203,22 +156,6 @@ class Registry:
             raise ImproperlyConfigured(
                 "MCP servers do not compile (manage.py check: django_mcp.E015): " + "; ".join(broken)
             )
-
-
-class _Broken:
-    """The endpoint of a server that does not compile: every request is a JSON-RPC -32603."""
-
-    def __init__(self, server: type[Any], error: ImproperlyConfigured) -> None:
-        self.server = server
-        self.error = error
-
-    def __repr__(self) -> str:
-        return f"Endpoint({_qual(self.server)}, broken)"
-
-    async def serve(self, exchange: HttpExchange) -> HttpReply:
-        """Refuse the request without details (they are in the log and in ``manage.py check``)."""
-        logger.error("%s cannot be served: %s", _qual(self.server), self.error)
-        return json_error(None, InternalError(), 500)
 
 
 def _qual(server: type[Any]) -> str:

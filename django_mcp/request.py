@@ -16,12 +16,14 @@ and only at or above that level.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from django_mcp._callers import client_address
-from django_mcp._types import HttpSource
 from django_mcp.exceptions import MissingClientCapability
 from django_mcp.protocol.ui import declares_apps
+
+if TYPE_CHECKING:
+    from django_mcp._types import HttpSource
 
 __all__ = ["LOG_LEVELS", "LogLevel", "McpRequest"]
 

@@ -46,8 +46,6 @@ from typing import Any, Final
 
 from django.dispatch import Signal
 
-from django_mcp.observability._state import reconsider
-
 __all__ = ["OUTCOMES", "ObservedSignal", "mcp_request_finished", "mcp_task_status_changed"]
 
 OUTCOMES: Final = ("ok", "tool_error", "error", "input_required", "task", "cancelled")
@@ -62,11 +60,17 @@ answer (the client went away).
 
 
 class ObservedSignal(Signal):
-    """A ``Signal`` that tells ``django_mcp.observability`` when receivers come and go.
+    """A ``Signal`` that calls its ``watchers`` when receivers come and go.
 
-    Requests check one flag to learn whether anything observes them: a
-    receiver connecting or disconnecting has the next request decide again.
+    ``django_mcp.observability`` watches both signals: a receiver
+    connecting or disconnecting has the next request decide again whether
+    anything observes it. This module imports nothing of the package.
     """
+
+    def __init__(self, use_caching: bool = False) -> None:  # noqa: FBT001, FBT002 - Django's signature
+        super().__init__(use_caching=use_caching)
+        #: Called without arguments after a receiver connects or disconnects.
+        self.watchers: list[Callable[[], None]] = []
 
     def connect(
         self,
@@ -77,13 +81,17 @@ class ObservedSignal(Signal):
     ) -> None:
         """Connect ``receiver`` as Django does; the next request looks again."""
         super().connect(receiver, sender, weak, dispatch_uid)
-        reconsider()
+        self._changed()
 
     def disconnect(self, receiver: Any = None, sender: Any = None, dispatch_uid: Any = None) -> bool:
         """Disconnect ``receiver`` as Django does; the next request looks again."""
         disconnected = super().disconnect(receiver, sender, dispatch_uid)
-        reconsider()
+        self._changed()
         return disconnected
+
+    def _changed(self) -> None:
+        for watcher in self.watchers:
+            watcher()
 
 
 mcp_request_finished: Final = ObservedSignal()

@@ -33,6 +33,7 @@ from typing import Any, Final, Self
 import msgspec
 
 from django_mcp import __version__
+from django_mcp._serving import serving
 from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from django_mcp.registry import registry
 from django_mcp.server.server import Server
@@ -129,7 +130,7 @@ class McpTestClient:
         raw = msgspec.json.encode(message)
         version = sent_meta.get(META_VERSION)
         tool = body_params.get("name") if method == "tools/call" else None
-        endpoint = registry.endpoint(self.server)
+        endpoint = serving.endpoint(self.server)
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",

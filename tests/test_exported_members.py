@@ -130,7 +130,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "stores_password",
     ],
     "django_mcp.cursors": ["decode_cursor", "encode_cursor"],
-    "django_mcp.dispatcher": ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"],
+    "django_mcp.dispatcher": ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method", "Respond"],
     "django_mcp.dispatcher.admission": ["OPEN_STREAMS", "OpenStreams"],
     "django_mcp.dispatcher.asking": ["client_requester"],
     "django_mcp.dispatcher.closing": ["CLOSING", "Closing", "abandon", "install_signal_handlers"],

@@ -32,6 +32,9 @@ included: an annotation naming ``django.http`` still ties a module to it.
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 import textwrap
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
@@ -403,6 +406,29 @@ def test_django_mcp_keeps_its_layers(rule: LayerRule) -> None:
     violations = layer_violations(rule, imports)
     if violations:
         pytest.fail(f"{rule.name}, but:\n" + "\n".join(violations), pytrace=False)
+
+
+#: What ``import django_mcp`` (the public API) must not load: serving comes after Django is ready.
+SERVING_MODULES = (
+    "django_mcp.dispatcher",
+    "django_mcp.transports",
+    "django_mcp.tasks",
+    "django_mcp.task_pool",
+    "django_mcp.observability.telemetry",
+    "django_mcp._serving",
+)
+
+
+def test_import_django_mcp_loads_the_public_api_only() -> None:
+    code = "import json, sys, django_mcp; print(json.dumps(list(sys.modules)))"
+    # A fresh interpreter, run from the repository root: it imports this checkout.
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
+    loaded = [name for name in json.loads(done.stdout) if name.split(".")[0] == "django_mcp"]
+
+    assert [name for name in loaded if name.startswith(SERVING_MODULES)] == []
+    assert len(loaded) <= 40, sorted(loaded)
 
 
 # ----------------------------------------------------- the scanner, on its own

@@ -222,10 +222,10 @@ def test_bearer_token_reads_the_header_only() -> None:
 
 async def authenticate(request: Any, server: Any) -> tuple[Any, Any]:
     """Identify ``request``'s caller as the endpoint does; a refusal as Django's response."""
-    from django_mcp.registry import registry
+    from django_mcp._serving import serving
     from django_mcp.transports.http import _exchange_of, response_of
 
-    user, denied = await registry.endpoint(server).caller(_exchange_of(request))
+    user, denied = await serving.endpoint(server).caller(_exchange_of(request))
     return user, (response_of(denied) if denied is not None else None)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -121,76 +120,9 @@ def test_a_failing_mcp_module_rolls_its_registrations_back(fresh: Registry, sett
     assert fresh.snapshot() == before
 
 
-def test_each_registry_owns_one_dispatcher_endpoint_and_view_per_server() -> None:
-    from testproject.conformance.mcp import ConformanceServer
-
-    first, second = Registry(), Registry()
-
-    assert first.dispatcher(ConformanceServer) is first.dispatcher(ConformanceServer)
-    assert first.endpoint(ConformanceServer).dispatcher is first.dispatcher(ConformanceServer)
-    assert first.view(ConformanceServer).endpoint is first.endpoint(ConformanceServer)
-    assert first.dispatcher(ConformanceServer) is not second.dispatcher(ConformanceServer)
-    assert first.dispatcher(ConformanceServer).pending is not second.dispatcher(ConformanceServer).pending
-
-
-def test_a_dispatcher_is_found_by_its_servers_dotted_path() -> None:
-    fresh = Registry()
-    served = fresh.dispatcher(FirstServer)
-
-    assert fresh.dispatcher_of(f"{__name__}.FirstServer") is served
-    # Not served yet (a worker's process): imported by its path.
-    assert fresh.dispatcher_of(f"{__name__}.SecondServer") is fresh.dispatcher(SecondServer)
-    with pytest.raises(ImportError):
-        fresh.dispatcher_of("tests.nowhere.Server")
-
-
-def test_as_view_records_the_server_for_the_checks_and_compiles_it_now() -> None:
-    fresh = Registry()
-
-    view = fresh.view(FirstServer)
-
-    assert fresh.mounted_servers() == {f"{__name__}.FirstServer": FirstServer}
-    assert view.endpoint is fresh.endpoint(FirstServer)
-    fresh.check_mounted()  # compiles: nothing to report
-
-
 class BrokenServer(Server):
     name = "broken"
     tools = (PingTool, PingTool)  # the same tool twice does not compile
-
-
-async def test_a_mounted_server_that_does_not_compile_refuses_every_request_without_details() -> None:
-    import json
-
-    from django.test import AsyncRequestFactory
-
-    fresh = Registry()
-    view = fresh.view(BrokenServer)
-
-    response = await view(AsyncRequestFactory().post("/mcp", data=b"{}", content_type="application/json"))
-
-    assert (response.status_code, response["Content-Type"]) == (500, "application/json")
-    assert json.loads(response.content)["error"]["code"] == -32603
-    with pytest.raises(ImproperlyConfigured, match="BrokenServer"):
-        fresh.check_mounted()
-
-
-def test_the_fast_paths_refuse_to_start_with_a_broken_mounted_server(settings: Any) -> None:
-    from django.core.asgi import get_asgi_application
-    from django.core.wsgi import get_wsgi_application
-
-    from django_mcp.asgi import McpASGIApp
-    from django_mcp.wsgi import McpWSGIApp
-
-    registry.view(BrokenServer)
-    try:
-        with pytest.raises(ImproperlyConfigured, match="django_mcp.E015"):
-            McpASGIApp(get_asgi_application())
-        with pytest.raises(ImproperlyConfigured, match="django_mcp.E015"):
-            McpWSGIApp(get_wsgi_application())
-    finally:
-        views = registry._registry["view"]
-        views.pop(f"{__name__}.BrokenServer", None)
 
 
 def test_a_registered_server_that_does_not_compile_is_kept_for_the_checks(fresh: Registry) -> None:
@@ -198,4 +130,16 @@ def test_a_registered_server_that_does_not_compile_is_kept_for_the_checks(fresh:
 
     assert fresh.get("web", "broken") is BrokenServer
     with pytest.raises(ImproperlyConfigured, match=r"django_mcp\.E015.*duplicate tool"):
+        fresh.check_mounted()
+
+
+def test_mount_records_the_server_and_returns_why_it_does_not_compile() -> None:
+    fresh = Registry()
+
+    assert fresh.mount(FirstServer) is None
+    error = fresh.mount(BrokenServer)
+
+    assert isinstance(error, ImproperlyConfigured)
+    assert set(fresh.mounted_servers().values()) == {FirstServer, BrokenServer}
+    with pytest.raises(ImproperlyConfigured, match="BrokenServer"):
         fresh.check_mounted()

@@ -25,18 +25,18 @@ either protocol era, whatever the transport. In order:
 Every ``McpError`` becomes a JSON-RPC error (mapped for 2025-11-25); any
 other exception is logged and answered -32603 without its text.
 Notifications a handler sends (progress, log messages) go to ``emit``.
-While anything observes requests (OpenTelemetry, the ``django_mcp.calls``
-log, ``mcp_request_finished`` receivers, ``MCP_AUDIT``), ``respond`` serves
-through ``django_mcp.observability``'s hook; otherwise that costs it one
-attribute test.
+``respond`` calls the request chain, built once (``load_chain()``, as
+Django's ``load_middleware``) around the steps above, and again after what
+observes requests changes: ``django_mcp.observability``'s link is in it only
+while anything observes (OpenTelemetry, ``django_mcp.calls``, signals, audit).
 ``listen()`` serves ``subscriptions/listen`` streams and
 ``session_notifications()`` a 2025-11-25 session's; both deliver only
 updates of URIs their caller may read, and end on the server's side when
 events were lost or the server shuts down (``subscriptions.py``); at most
 ``MCP_MAX_STREAMS`` are open per process (``admission.py``). A
 2025-11-25 client's answer or cancellation reaches the worker whose request
-it concerns through ``relay`` (``relay.py``). Dispatchers are built and
-owned by the registry (``django_mcp.registry``), one per server. Transports frame
+it concerns through ``relay`` (``relay.py``). Dispatchers are built by
+``django_mcp._serving``, one per registered server. Transports frame
 bytes (``django_mcp.transports``); this package never imports
 ``django.http``. Settings arrive as one ``McpSettings`` value, re-read
 after Django's ``setting_changed``.
@@ -50,7 +50,7 @@ import dataclasses
 import functools
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Final
 
 import msgspec
@@ -91,7 +91,8 @@ from django_mcp.exceptions import (
     ResourceNotFound,
     ServerBusy,
 )
-from django_mcp.observability._hooks import observe_request
+from django_mcp.observability import refresh
+from django_mcp.observability._hooks import observing
 from django_mcp.observability._state import OBSERVATION, reconsider
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol._base import UNSET, UnsetType
@@ -103,7 +104,7 @@ from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.request import McpRequest
 from django_mcp.server.compiler import CompiledServer
 
-__all__ = ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method"]
+__all__ = ["IN_FLIGHT", "METHODS", "Dispatcher", "InFlight", "Method", "Respond"]
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,9 @@ LEGACY: Final = frozenset({"legacy"})
 BOTH: Final = MODERN | LEGACY
 
 Handler = Callable[[Call], Awaitable[Any]]
+
+Respond = Callable[[Envelope, CallContext, Emit | None], Coroutine[Any, Any, Reply]]
+"""One link of a dispatcher's request chain: serves a request, returns its encoded reply."""
 
 
 # ------------------------------------------------------------- admission
@@ -316,6 +320,11 @@ class Dispatcher:
         self.relay = Relay(compiled.key, self.pending, self.legacy_calls)
         #: The open GET streams of 2025-11-25 sessions (one per session).
         self.session_streams = SessionStreams()
+        # (envelope, method era) -> its row, once routed under these settings.
+        self._routes: dict[tuple[str, Era], Method] = {}
+        #: The request chain ``respond`` calls: built by the first request.
+        self._chain: Respond = self._load_and_serve
+        OBSERVATION.watch(self)
         # The next request decides again what observes requests (a
         # provider configured since the last one is seen).
         reconsider()
@@ -327,6 +336,7 @@ class Dispatcher:
         # Connected after conf's own receiver, which has cleared its cache.
         assert self._provider is not None
         self.settings = self._provider()
+        self._routes = {}  # an extension may have been turned off
 
     @property
     def capabilities(self) -> ServerCapabilities:
@@ -362,24 +372,47 @@ class Dispatcher:
 
     # ------------------------------------------------------------ serving
 
-    async def respond(
-        self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None, *, observed: bool = False
-    ) -> Reply:
-        """Serve one request and return its encoded response; never raises McpError.
+    def respond(
+        self, envelope: Envelope, ctx: CallContext, emit: Emit | None = None
+    ) -> Coroutine[Any, Any, Reply]:
+        """Serve one request through the request chain; the coroutine never raises McpError."""
+        return self._chain(envelope, ctx, emit)
 
-        While anything observes requests (``django_mcp.observability``), the
-        request goes through its hook, which calls back with ``observed``.
+    def load_chain(self) -> Respond:
+        """Build and return the request chain: ``_serve``, observed while anything observes.
+
+        ``call_tool`` is rewritten outermost: it is served and observed as
+        the ``tools/call`` it wraps.
         """
-        if self.compiled.tool_search is not None and not observed:
-            # call_tool is served and observed as the tools/call it wraps.
-            envelope = tools.unwrap_call_tool(self.compiled, envelope, ctx)
-        if OBSERVATION.active and not observed:
-            return await observe_request(self, envelope, ctx, emit)
+        state = OBSERVATION
+        if state.stale:
+            refresh()
+        epoch = state.epoch
+        chain: Respond = self._serve
+        if state.active:
+            chain = observing(self, chain)
+        if self.compiled.tool_search is not None:
+            chain = _unwrapping_call_tool(self.compiled, chain)
+        with state.lock:
+            if state.epoch == epoch:  # else what observes changed meanwhile: build again next time
+                self._chain = chain
+        return chain
+
+    def unload_chain(self) -> None:
+        """Build the request chain again on the next request (what observes requests changed)."""
+        self._chain = self._load_and_serve
+
+    async def _load_and_serve(self, envelope: Envelope, ctx: CallContext, emit: Emit | None) -> Reply:
+        return await self.load_chain()(envelope, ctx, emit)
+
+    async def _serve(self, envelope: Envelope, ctx: CallContext, emit: Emit | None) -> Reply:
+        """The core of the chain: admit, route, run, finish and encode one request."""
         settings = self.settings
         if not await self.in_flight.acquire(settings.limits.max_concurrent_requests, settings.queue_timeout):
             return error_reply(envelope.id, ServerBusy())
         try:
-            row = self.route(envelope.method, ctx.era)
+            key = (envelope.method, ctx.era)
+            row = self._routes.get(key) or self._routes.setdefault(key, self.route(*key))
             if row.handler is None:
                 raise MethodNotFound(f"Method not found: {envelope.method} is a stream")
             call = Call(self.compiled, settings, envelope, envelope.params, ctx, emit)
@@ -513,6 +546,15 @@ class Dispatcher:
 # text block still carries the value). A missing resource is -32002 (not
 # -32602), and -32021 (missing client capability) did not exist, so it
 # becomes -32602.
+
+
+def _unwrapping_call_tool(compiled: CompiledServer, serve: Respond) -> Respond:
+    """Return the chain link serving a ``call_tool`` request as the ``tools/call`` it wraps."""
+
+    def unwrapped(envelope: Envelope, ctx: CallContext, emit: Emit | None) -> Coroutine[Any, Any, Reply]:
+        return serve(tools.unwrap_call_tool(compiled, envelope, ctx), ctx, emit)
+
+    return unwrapped
 
 
 def _finish(call: Call, result: Any) -> Any:

@@ -276,8 +276,9 @@ async def _release(row_id: int) -> None:
 
 
 def _model() -> type[McpIdempotencyKey]:
-    # Imported on first use: ``import django_mcp`` loads the dispatcher,
-    # possibly before Django's app registry can load models.
+    # Imported on first use: a project's asgi.py or wsgi.py imports
+    # django_mcp.asgi/wsgi (and so the dispatcher) before Django's app
+    # registry can load models.
     from django_mcp.models import McpIdempotencyKey
 
     return McpIdempotencyKey

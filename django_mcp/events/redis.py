@@ -56,18 +56,16 @@ import secrets
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 from django.core.checks import CheckMessage, Error
 from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace, get_setting
+from django_mcp.events import Event, handle_forwarded
 from django_mcp.events.base import EventBackend, EventsUnavailable, ForwardFailed
 from django_mcp.events.memory import MemoryEventBackend
-
-if TYPE_CHECKING:
-    from django_mcp.events import Event
 
 __all__ = [
     "FIRST_ATTEMPT_WAIT",
@@ -226,8 +224,6 @@ class RedisEventBackend(EventBackend):
 
     def _control(self, subscription: _Subscription, data: bytes) -> None:
         """Handle one message of the control channel (on the subscription's loop)."""
-        from django_mcp.events import handle_forwarded
-
         try:
             message = msgspec.json.decode(data)
             op, token = message["op"], message["token"]
@@ -429,8 +425,6 @@ class _Subscription:
             logger.debug("Could not subscribe to MCP events in Redis (%s); retrying", exc)
 
     def _deliver(self, channel: bytes, data: bytes) -> None:
-        from django_mcp.events import Event
-
         backend = self.backend
         if channel == backend.control_channel.encode():
             backend._control(self, data)

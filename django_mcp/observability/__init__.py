@@ -1,8 +1,9 @@
 """Observability of MCP requests: traces and metrics, signals, the call log, the audit trail.
 
 Four observers see every request a dispatcher answers (HTTP on every way
-to serve, STDIO, the admin playground, ``McpTestClient``) from one hook in
-``Dispatcher.respond``, and every task run from one hook in
+to serve, STDIO, the admin playground, ``McpTestClient``) from one link of
+the dispatcher's request chain (``_hooks.observing``, built into the chain
+only while something observes), and every task run from one hook in
 ``django_mcp.tasks.run``:
 
 * OpenTelemetry spans and the ``mcp.server.operation.duration`` histogram
@@ -16,9 +17,10 @@ to serve, STDIO, the admin playground, ``McpTestClient``) from one hook in
 * the audit trail (``audit``), when ``MCP_AUDIT`` is ``"writes"`` or
   ``"all"``.
 
-When none of them would see a request, a request pays one attribute test
-and nothing else. What observes is decided again on the next request after
-a dispatcher is built, a setting changes (``setting_changed``, ``LOGGING``
+When none of them would see a request, the chain has no observing link
+and a request pays nothing. What observes is decided again (and each
+dispatcher's chain built again) on the next request after a dispatcher is
+built, a setting changes (``setting_changed``, ``LOGGING``
 included) or a receiver connects to or disconnects from the signals. A
 provider configured, or a logger level changed, after requests have been
 served is seen after ``refresh()``.
@@ -39,6 +41,7 @@ from django.dispatch import receiver
 from django_mcp.conf import get_settings
 from django_mcp.observability import calls, telemetry
 from django_mcp.observability._state import OBSERVATION, reconsider
+from django_mcp.signals import mcp_request_finished, mcp_task_status_changed
 
 __all__ = ["instrument", "reconsider", "refresh"]
 
@@ -47,9 +50,10 @@ _providers: dict[str, Any] = {"tracer": None, "meter": None}
 
 
 def refresh() -> None:
-    """Decide now what observes requests (telemetry, call log, signals, audit)."""
-    from django_mcp.signals import mcp_request_finished
+    """Decide now what observes requests (telemetry, call log, signals, audit).
 
+    Every dispatcher builds its request chain again on its next request.
+    """
     state = OBSERVATION
     generation = state.generation
     settings = get_settings()
@@ -62,6 +66,7 @@ def refresh() -> None:
     state.active = bool(
         state.stale or built is not None or state.calls or state.audit or mcp_request_finished.receivers
     )
+    state.changed()
 
 
 def instrument(*, tracer_provider: Any = None, meter_provider: Any = None) -> None:
@@ -80,3 +85,8 @@ def instrument(*, tracer_provider: Any = None, meter_provider: Any = None) -> No
 def _reconsider_settings(*, setting: str, **kwargs: Any) -> None:
     if setting.startswith("MCP_") or setting == "LOGGING":
         reconsider()
+
+
+# A receiver coming or going changes what observes requests.
+mcp_request_finished.watchers.append(reconsider)
+mcp_task_status_changed.watchers.append(reconsider)

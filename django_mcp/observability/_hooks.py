@@ -1,9 +1,9 @@
 """The hooks the request path calls while something observes it.
 
-``observe_request`` is called from one place, the top of
-``Dispatcher.respond``, only while ``OBSERVATION.active``; it serves the
-request through ``respond(..., observed=True)`` inside the request's span,
-then reports the finished request to the telemetry, the call log, the
+``observing`` is one link of a dispatcher's request chain, built into it
+(``Dispatcher.load_chain``) only while ``OBSERVATION.active``; it serves
+the request through the next link inside the request's span, then
+reports the finished request to the telemetry, the call log, the
 ``mcp_request_finished`` signal and the audit trail, in that order, after
 the answer is computed and before the transport sends it. ``observe_task``
 wraps a task's run (``django_mcp.tasks.run``);
@@ -30,77 +30,77 @@ from django_mcp.signals import mcp_request_finished, mcp_task_status_changed
 
 if TYPE_CHECKING:
     from django_mcp.conf import McpSettings
-    from django_mcp.dispatcher import Dispatcher
+    from django_mcp.dispatcher import Dispatcher, Respond
     from django_mcp.dispatcher.codec import Envelope, Reply
     from django_mcp.dispatcher.context import CallContext, Emit
     from django_mcp.models import McpTask
     from django_mcp.server.compiler import CompiledServer
 
-__all__ = ["observe_request", "observe_task", "task_status_changed"]
+__all__ = ["observe_task", "observing", "task_status_changed"]
 
 logger = logging.getLogger("django_mcp.observability")
 
 
-async def observe_request(
-    dispatcher: Dispatcher, envelope: Envelope, ctx: CallContext, emit: Emit | None
-) -> Reply:
-    """Serve one request through ``dispatcher`` and report it to every observer."""
-    state = OBSERVATION
-    if state.stale:
-        refresh()
-        if not state.active:
-            return await dispatcher.respond(envelope, ctx, emit, observed=True)
+def observing(dispatcher: Dispatcher, serve: Respond) -> Respond:
+    """Return the link of ``dispatcher``'s request chain that reports each request ``serve`` answers."""
     compiled = dispatcher.compiled
-    telemetry = state.telemetry
-    transport = transport_of(ctx.http)
-    address = None
-    if transport == "http" and (telemetry is not None or state.audit is not None):
-        address = client_address(ctx.http)
-    scope = None
-    if telemetry is not None:
-        scope = telemetry.begin(compiled, envelope, ctx, address)
-        if scope.span is not None:
-            if emit is not None:
-                emit = scope.traced_emit(emit)
-            if ctx.client_request is not None:
-                ctx.client_request = scope.traced_client_request(ctx.client_request)
-    started = time.perf_counter()
-    try:
-        reply = await dispatcher.respond(envelope, ctx, emit, observed=True)
-    except BaseException:  # cancelled (the client went away): reported, never audited
-        record = _record(compiled, envelope, ctx, transport, address, "cancelled", None, started)
+    state = OBSERVATION
+
+    async def observed(envelope: Envelope, ctx: CallContext, emit: Emit | None) -> Reply:
+        telemetry = state.telemetry
+        transport = transport_of(ctx.http)
+        address = None
+        if transport == "http" and (telemetry is not None or state.audit is not None):
+            address = client_address(ctx.http)
+        scope = None
+        if telemetry is not None:
+            scope = telemetry.begin(compiled, envelope, ctx, address)
+            if scope.span is not None:
+                if emit is not None:
+                    emit = scope.traced_emit(emit)
+                if ctx.client_request is not None:
+                    ctx.client_request = scope.traced_client_request(ctx.client_request)
+        started = time.perf_counter()
+        try:
+            reply = await serve(envelope, ctx, emit)
+        except BaseException:  # cancelled (the client went away): reported, never audited
+            record = _record(compiled, envelope, ctx, transport, address, "cancelled", None, started)
+            if scope is not None:
+                telemetry.end(scope, record, result=None, message=None)
+            log_call(record)
+            if mcp_request_finished.receivers:
+                await _send(record)
+            raise
+        error = reply.error
+        record = _record(
+            compiled,
+            envelope,
+            ctx,
+            transport,
+            address,
+            outcome_of(reply.result, error),
+            None if error is None else error.code,
+            started,
+            unseen=isinstance(error, ToolNotFound),
+        )
         if scope is not None:
-            telemetry.end(scope, record, result=None, message=None)
+            telemetry.end(
+                scope, record, result=reply.result, message=None if error is None else error.message
+            )
         log_call(record)
         if mcp_request_finished.receivers:
             await _send(record)
-        raise
-    error = reply.error
-    record = _record(
-        compiled,
-        envelope,
-        ctx,
-        transport,
-        address,
-        outcome_of(reply.result, error),
-        None if error is None else error.code,
-        started,
-        unseen=isinstance(error, ToolNotFound),
-    )
-    if scope is not None:
-        telemetry.end(scope, record, result=reply.result, message=None if error is None else error.message)
-    log_call(record)
-    if mcp_request_finished.receivers:
-        await _send(record)
-    mode = state.audit
-    if mode is not None and audit.audited(
-        mode, compiled, record.method, record.component, unseen=record.unseen
-    ):
-        try:
-            await run_sync(_audit, record, compiled, dispatcher.settings)
-        except Exception:  # the audit never fails the call it records
-            logger.exception("Could not audit %s %s", record.method, record.component)
-    return reply
+        mode = state.audit
+        if mode is not None and audit.audited(
+            mode, compiled, record.method, record.component, unseen=record.unseen
+        ):
+            try:
+                await run_sync(_audit, record, compiled, dispatcher.settings)
+            except Exception:  # the audit never fails the call it records
+                logger.exception("Could not audit %s %s", record.method, record.component)
+        return reply
+
+    return observed
 
 
 def _record(

@@ -1,6 +1,6 @@
 """One finished request as every observer sees it: ``CallRecord``.
 
-Built once per observed request by ``_hooks.observe_request`` from the
+Built once per observed request by ``_hooks.observing`` from the
 envelope, the ``CallContext`` and the ``Reply`` (whose ``result`` is the
 finished result before encoding), then handed to the telemetry, the call
 log, the signal and the audit trail. Nothing here touches the network or

@@ -2,8 +2,8 @@
 
 A Server is a declaration. ``compiled()`` validates it once and returns the
 immutable catalog the dispatcher serves; ``as_view()`` returns the Django
-view that speaks Streamable HTTP for it, from the registry, which owns what
-serves each server (``django_mcp.registry``).
+view that speaks Streamable HTTP for it, built once per server by
+``django_mcp._serving`` (the registry only records the mount).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from django_mcp.registry import registry
 from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
 from django_mcp.server.skills import Skill
@@ -71,4 +70,8 @@ class Server:
         The server is compiled now, when the URLconf loads; see
         ``django_mcp.registry`` for what happens when it does not compile.
         """
-        return registry.view(cls)
+        # Imported here: declaring a server loads no transport; a URLconf
+        # calls this once Django is ready.
+        from django_mcp._serving import serving
+
+        return serving.view(cls)

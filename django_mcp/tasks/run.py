@@ -65,7 +65,7 @@ from django_mcp.models import McpTask
 from django_mcp.observability._hooks import observe_task
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
-from django_mcp.registry import registry
+from django_mcp._serving import serving
 from django_mcp.request import McpRequest
 from django_mcp.tasks import store
 
@@ -262,7 +262,7 @@ async def _rebuild(record: McpTask, handle: store.TaskHandle) -> Call:
 def _dispatcher(key: str) -> Dispatcher:
     """Return the registry's dispatcher of the task's server (``key``: its dotted path)."""
     try:
-        return registry.dispatcher_of(key)
+        return serving.dispatcher_of(key)
     except Exception as exc:
         logger.error("Task server %r cannot be found in this process", key, exc_info=exc)
         raise InternalError("The task's server is not available") from None

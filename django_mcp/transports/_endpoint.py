@@ -58,7 +58,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from django_mcp._callers import anonymous_caller
@@ -120,11 +120,13 @@ _PAGE: Final = (
 )
 
 
-class Endpoint(LegacySessions):
+class Endpoint:
     """Serve one server's dispatcher over Streamable HTTP."""
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
+        #: The 2025-11-25 sessions (``_legacy_http.py``).
+        self.sessions = LegacySessions(dispatcher)
 
     def __repr__(self) -> str:
         return f"Endpoint({self.dispatcher.compiled.key})"
@@ -136,9 +138,9 @@ class Endpoint(LegacySessions):
             if method == "POST":
                 return await self.post(exchange)
             if method == "GET":
-                return await self.get(exchange)
+                return await self.in_session(exchange, self.sessions.get)
             if method == "DELETE":
-                return await self.delete(exchange)
+                return await self.in_session(exchange, self.sessions.delete)
             return self.not_allowed(exchange)
         except Exception:
             logger.exception("Unexpected error in the MCP endpoint of %s", self.dispatcher.compiled.key)
@@ -193,10 +195,14 @@ class Endpoint(LegacySessions):
         if era == "modern":
             return await self.modern(exchange, envelope, user)
         if era == "initialize":
-            return await self.initialize(exchange, envelope, user)
+            return await self.sessions.initialize(exchange, envelope, user)
         if era == "legacy":
             assert session_id is not None
-            return await self.legacy(exchange, envelope, session_id, user)
+            entered = await self.sessions.enter(exchange, envelope, session_id, user)
+            if isinstance(entered, HttpReply):
+                return entered
+            ctx, session = entered
+            return await self.run(exchange, envelope, ctx, legacy_session=session)
         unrouted = InvalidRequest(
             f"Bad request: missing {SESSION_HEADER} (call initialize first) or 2026-07-28 _meta"
         )
@@ -272,7 +278,7 @@ class Endpoint(LegacySessions):
         emit = emitter(queue) if can_stream else None
         if legacy_session is not None:
             if can_stream and asks_client:
-                ctx.client_request = self.client_requester(legacy_session, queue)
+                ctx.client_request = self.sessions.client_requester(legacy_session, queue)
             # Its answers and cancellation may reach another worker first.
             await dispatcher.relay.ready()
         task = asyncio.ensure_future(dispatcher.respond(envelope, ctx, emit))
@@ -289,6 +295,25 @@ class Endpoint(LegacySessions):
             return dispatcher_reply(reply_of(task), legacy=legacy)
         stream = message_stream(first, queue, task, cancel_on_close=cancel_on_close)
         return sse_reply(stream, closed=stream_abandoned(task, cancel=cancel_on_close))
+
+    async def in_session(
+        self, exchange: HttpExchange, handle: Callable[[HttpExchange, str, Any], Awaitable[HttpReply]]
+    ) -> HttpReply:
+        """Answer a GET or DELETE with ``handle(exchange, session_id, user)``.
+
+        Host/Origin are checked first (403); no session header is 405 and a
+        refused authentication 401.
+        """
+        refused = self.refuse(exchange)
+        if refused is not None:
+            return refused
+        session_id = exchange.headers.session_id
+        if session_id is None:
+            return self.not_allowed(exchange, in_session=False)
+        user, denied = await self.caller(exchange)
+        if denied is not None:
+            return denied
+        return await handle(exchange, session_id, user)
 
     async def caller(self, exchange: HttpExchange) -> tuple[Any, HttpReply | None]:
         """Return the caller's user, or the reply refusing the request (``_identity.py``).

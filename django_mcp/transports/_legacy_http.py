@@ -12,8 +12,10 @@ the GET's own caller may read), DELETE ends the session and its stream;
 server-to-client requests travel on the POST's SSE stream
 (``dispatcher/asking.py``, as on STDIO).
 
-``LegacySessions`` holds these handlers; the ``Endpoint`` (``_endpoint.py``)
-inherits it and routes to them.
+``LegacySessions`` holds these handlers for one dispatcher; the
+``Endpoint`` (``_endpoint.py``) holds one, checks what every request needs
+(Host/Origin, the caller) and routes to it. The handlers never call back
+into the endpoint: a session POST gets back what to run, in its session.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from django_mcp.transports._replies import (
     empty,
     json_error,
     json_reply,
+    not_allowed,
     sse_reply,
     started,
     with_keepalive,
@@ -58,26 +61,13 @@ _SESSIONS_COUNTED: Final = "django_mcp:sessions-opened"
 
 
 class LegacySessions:
-    """The endpoint's 2025-11-25 session handlers: initialize, session POSTs, GET, DELETE."""
+    """One dispatcher's 2025-11-25 session handlers: initialize, session POSTs, GET, DELETE."""
 
-    dispatcher: Dispatcher
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
 
-    if TYPE_CHECKING:
-        # The Endpoint's own (_endpoint.py).
-        def refuse(self, exchange: HttpExchange) -> HttpReply | None: ...
-
-        def not_allowed(self, exchange: HttpExchange, *, in_session: bool | None = None) -> HttpReply: ...
-
-        async def caller(self, exchange: HttpExchange) -> tuple[Any, HttpReply | None]: ...
-
-        async def run(
-            self,
-            exchange: HttpExchange,
-            envelope: Envelope,
-            ctx: CallContext,
-            *,
-            legacy_session: LegacySession | None = None,
-        ) -> HttpReply: ...
+    def __repr__(self) -> str:
+        return f"LegacySessions({self.dispatcher.compiled.key})"
 
     # ---------------------------------------------------------------- POST
 
@@ -120,10 +110,14 @@ class LegacySessions:
         body = dispatcher.encode_raw_result(envelope.id, handshake.result)
         return json_reply(body, 200, (SESSION_HEADER, session.id))
 
-    async def legacy(
+    async def enter(
         self, exchange: HttpExchange, envelope: Envelope, session_id: str, user: Any
-    ) -> HttpReply:
-        """Serve a message inside a session."""
+    ) -> HttpReply | tuple[CallContext, LegacySession]:
+        """Take a message inside a session: the reply, or the request's context and session to run it in.
+
+        A client's answer or cancellation is relayed to the request it
+        concerns (202); an unknown session is 404.
+        """
         dispatcher = self.dispatcher
         session = await self._load(session_id, user_identity(user))
         if session is None:
@@ -148,8 +142,7 @@ class LegacySessions:
             return empty(202)
         if envelope.method == "initialize":
             return json_error(envelope.id, InvalidRequest("Session already initialized"), 400)
-        ctx = legacy_context(envelope, session, http=exchange, user=user)
-        return await self.run(exchange, envelope, ctx, legacy_session=session)
+        return legacy_context(envelope, session, http=exchange, user=user), session
 
     def client_requester(
         self, session: LegacySession, queue: asyncio.Queue[bytes | Finished]
@@ -164,23 +157,22 @@ class LegacySessions:
 
     # ------------------------------------------------------ GET and DELETE
 
-    async def get(self, exchange: HttpExchange) -> HttpReply:
-        """Open a session's notification stream (405 without a session).
+    async def get(self, exchange: HttpExchange, session_id: str, user: Any) -> HttpReply:
+        """Open a session's notification stream for its ``user``.
 
         One stream per session (2025-11-25 transports: a message goes to one
         stream): a second GET while one is open is 409. The stream ends when
         the session does: at once for a DELETE served by this process, else
         at the next keep-alive interval, which re-checks the session.
         """
-        found = await self._session(exchange)
-        if isinstance(found, HttpReply):
-            return found
-        session, user = found
+        session = await self._session(session_id, user)
+        if isinstance(session, HttpReply):
+            return session
         if not exchange.long_streams:
             # A single-threaded WSGI worker cannot hold a stream open; legacy
             # clients accept 405 as "no standalone stream" (2025-11-25
             # transports), and GET is then not among the allowed methods.
-            return self.not_allowed(exchange, in_session=True)
+            return not_allowed("POST, DELETE")
         if SSE not in (exchange.headers.joined("accept") or ""):
             return json_error(None, InvalidRequest(f"Accept must allow {SSE}"), 406)
         dispatcher = self.dispatcher
@@ -214,38 +206,23 @@ class LegacySessions:
         events = with_keepalive(stream, keepalive, alive=alive, ended=claim.ended)
         return sse_reply(_released_after(events, claim), closed=claim.release, long_lived=True)
 
-    async def delete(self, exchange: HttpExchange) -> HttpReply:
-        """End a session (405 without a session)."""
-        found = await self._session(exchange)
-        if isinstance(found, HttpReply):
-            return found
-        session, _user = found
+    async def delete(self, exchange: HttpExchange, session_id: str, user: Any) -> HttpReply:
+        """End a session, for its ``user``."""
+        session = await self._session(session_id, user)
+        if isinstance(session, HttpReply):
+            return session
         await session.delete()
         # This process's GET stream of the session ends now; another
         # process's at its next keep-alive.
         self.dispatcher.session_streams.end(session.id)
         return empty(204)
 
-    async def _session(self, exchange: HttpExchange) -> tuple[LegacySession, Any] | HttpReply:
-        """Return the request's session and user, or the reply refusing it.
-
-        Host/Origin are checked first (403); no session header is 405, a
-        refused authentication 401, and an unknown or ended session, or one
-        another caller opened, 404.
-        """
-        refused = self.refuse(exchange)
-        if refused is not None:
-            return refused
-        session_id = exchange.headers.session_id
-        if session_id is None:
-            return self.not_allowed(exchange, in_session=False)
-        user, denied = await self.caller(exchange)
-        if denied is not None:
-            return denied
+    async def _session(self, session_id: str, user: Any) -> LegacySession | HttpReply:
+        """Return the session, or the 404 for an unknown or ended one, or one another caller opened."""
         session = await self._load(session_id, user_identity(user))
         if session is None:
             return json_error(None, InvalidRequest("Session not found"), 404)
-        return session, user
+        return session
 
     async def _load(self, session_id: str, owner: str | None) -> LegacySession | None:
         settings = self.dispatcher.settings

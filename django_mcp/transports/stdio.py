@@ -54,6 +54,7 @@ from collections.abc import (
 )
 from typing import IO, TYPE_CHECKING, Any, Final, cast
 
+from django_mcp._serving import serving
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.dispatcher.asking import client_requester
 from django_mcp.dispatcher.codec import (
@@ -69,7 +70,6 @@ from django_mcp.dispatcher.sessions import LocalSession, PendingRequests
 from django_mcp.exceptions import InternalError, InvalidRequest, McpError
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.jsonrpc import RequestId
-from django_mcp.registry import registry
 
 if TYPE_CHECKING:
     from django_mcp.server.server import Server
@@ -113,7 +113,7 @@ async def serve_stdio(
     never concurrently. Every request is made as ``user`` (None: no user).
     Return after the last message has been written.
     """
-    connection = _Connection(registry.dispatcher(server), write, user=user)
+    connection = _Connection(serving.dispatcher(server), write, user=user)
     await connection.run(reader, grace=grace)
 
 

@@ -128,7 +128,7 @@ def test_commonmiddleware_without_the_json_handler400_is_w013(settings: Any) -> 
 
     settings.ROOT_URLCONF = "tests.checks.urls_without_handler400"
     # What loading that URLconf does, done again: the fixture emptied the registry.
-    registry.view(ConformanceServer)
+    registry.mount(ConformanceServer)
 
     assert [m.id for m in check_deploy() if m.id == "django_mcp.W013"] == ["django_mcp.W013"]
 

@@ -259,7 +259,7 @@ def test_instructions_that_are_not_a_constant_string_are_w016(servers: None) -> 
 
 
 def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: None) -> None:
-    registry.view(DuplicateToolServer)  # what a URLconf's DuplicateToolServer.as_view() does
+    registry.mount(DuplicateToolServer)  # what a URLconf's DuplicateToolServer.as_view() does
     detail = _compile_error(DuplicateToolServer)
     key = f"{HERE}.DuplicateToolServer"
 
@@ -276,7 +276,7 @@ def test_a_server_mounted_with_as_view_that_does_not_compile_is_e015(servers: No
 
 @pytest.mark.django_db
 def test_check_command_reports_a_broken_as_view_server(servers: None) -> None:
-    registry.view(DuplicateToolServer)
+    registry.mount(DuplicateToolServer)
 
     with pytest.raises(SystemCheckError) as info:
         call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
@@ -289,7 +289,7 @@ def test_a_mounted_server_gets_the_checks_a_registered_one_gets(servers: None, m
 
     installed = apps.is_installed
     monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
-    registry.view(IdentityServer)
+    registry.mount(IdentityServer)
 
     assert [message.id for message in check_servers() if message.obj is IdentityServer] == ["django_mcp.E018"]
 

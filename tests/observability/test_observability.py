@@ -1,7 +1,8 @@
 """Deciding what observes requests, and what a request pays when nothing does.
 
-django_mcp/observability/__init__.py and _state.py: ``OBSERVATION.active``
-is the one attribute ``Dispatcher.respond`` tests. With nothing observing
+django_mcp/observability/__init__.py and _state.py: each dispatcher builds
+its request chain once from ``OBSERVATION``, with the observing link only
+while ``OBSERVATION.active``, and again after it changes. With nothing observing
 (no provider, audit off, the call log's logger off, no signal receiver) a
 request makes no Python call into the observability code: counted with
 ``sys.setprofile`` on one warmed-up request, never timed.
@@ -161,3 +162,59 @@ def test_refresh_sees_a_logger_enabled_at_run_time(
         calls_logger.setLevel(logging.NOTSET)
         observability.refresh()
     assert not OBSERVATION.active
+
+
+def test_the_request_chain_is_built_once_until_what_observes_changes(
+    nothing_observes: None, loop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django_mcp.dispatcher import Dispatcher
+
+    built: list[Dispatcher] = []
+    load_chain = Dispatcher.load_chain
+
+    def counted(self: Dispatcher) -> Any:
+        built.append(self)
+        return load_chain(self)
+
+    monkeypatch.setattr(Dispatcher, "load_chain", counted)
+    run = echo_once(McpTestClient(EchoServer), loop)
+    run()
+    built.clear()
+
+    run()
+    run()
+    assert built == []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        pass
+
+    mcp_request_finished.connect(receiver)
+    try:
+        run()
+        run()
+        assert len(built) == 1
+    finally:
+        mcp_request_finished.disconnect(receiver)
+
+
+def test_an_observed_request_enters_the_dispatcher_once(
+    otel: Otel, loop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django_mcp.dispatcher import Dispatcher
+
+    entries: list[str] = []
+    respond = Dispatcher.respond
+
+    def counted(self: Dispatcher, envelope: Any, ctx: Any, emit: Any = None) -> Any:
+        entries.append(envelope.method)
+        return respond(self, envelope, ctx, emit)
+
+    monkeypatch.setattr(Dispatcher, "respond", counted)
+    run = echo_once(McpTestClient(EchoServer), loop)
+    run()
+    entries.clear()
+
+    run()
+
+    assert entries == ["tools/call"]
+    assert len(otel.spans()) == 2

@@ -25,10 +25,10 @@ from django.core.handlers.asgi import ASGIHandler
 from django.urls import path
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp._serving import serving
 from django_mcp.asgi import McpASGIApp
 from django_mcp.dispatcher.sessions import LegacySession
 from django_mcp.events import get_backend
-from django_mcp.registry import registry
 from tests.wire import ACCEPT, modern_headers, modern_meta, modern_request
 
 
@@ -193,7 +193,7 @@ async def test_disconnecting_from_a_legacy_response_stream_lets_the_tool_finish(
     # 2025-11-25 transports: a disconnection is not a cancellation.
     Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
     session = await LegacySession.create(
-        server=registry.dispatcher(CancellableServer).compiled.key,
+        server=serving.dispatcher(CancellableServer).compiled.key,
         version="2025-11-25",
         capabilities={},
         client_info=None,
@@ -245,7 +245,7 @@ def test_closing_a_legacy_stream_under_wsgi_lets_the_tool_finish() -> None:
     from tests.test_wsgi import environ
 
     Signals.started, Signals.cancelled, Signals.finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
-    dispatcher = registry.dispatcher(CancellableServer)
+    dispatcher = serving.dispatcher(CancellableServer)
     session = async_to_sync(LegacySession.create)(
         server=dispatcher.compiled.key, version="2025-11-25", capabilities={}, client_info=None
     )

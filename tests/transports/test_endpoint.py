@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp._serving import Serving
 from django_mcp.protocol import jsonrpc
 from django_mcp.registry import Registry
 from django_mcp.transports._body import ChunkedBody, ReadyBody
@@ -46,7 +47,7 @@ class LoginServer(Server):
 
 
 def endpoint(server: type[Server] = WhoServer) -> Any:
-    return Registry().endpoint(server)
+    return Serving(Registry()).endpoint(server)
 
 
 def exchange(

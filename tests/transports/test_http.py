@@ -25,11 +25,11 @@ from django.test import AsyncRequestFactory
 
 import django_mcp
 from django_mcp import McpRequest, McpResponse, Server, Tool
+from django_mcp._serving import serving
 from django_mcp.dispatcher import subscriptions
 from django_mcp.dispatcher.admission import OPEN_STREAMS
 from django_mcp.exceptions import AuthenticationFailed
 from django_mcp.protocol import jsonrpc
-from django_mcp.registry import registry
 from django_mcp.schemas import Schema
 from django_mcp.transports import _identity as _authn
 from tests.fake_backends import RETRY_AFTER, DownBackend
@@ -1249,7 +1249,7 @@ def _exchange(request: Any) -> Any:
 
 
 async def test_anonymous_caller_of_an_open_server_is_anonymous() -> None:
-    user, denied = await registry.endpoint(OpenServer).caller(_exchange(_login_request()))
+    user, denied = await serving.endpoint(OpenServer).caller(_exchange(_login_request()))
 
     assert denied is None
     assert isinstance(user, AnonymousUser)
@@ -1342,7 +1342,7 @@ async def test_without_the_auth_app_an_open_server_serves_anonymous_callers(
     monkeypatch.setattr(apps, "is_installed", lambda name: name != "django.contrib.auth" and installed(name))
     request = AsyncRequestFactory().post("/mcp", data=b"{}", content_type="application/json")
 
-    user, denied = await registry.endpoint(OpenServer).caller(_exchange(request))
+    user, denied = await serving.endpoint(OpenServer).caller(_exchange(request))
 
     assert (user, denied) == (None, None)
 

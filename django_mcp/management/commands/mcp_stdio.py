@@ -19,6 +19,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from django_mcp._serving import serving
 from django_mcp.conf import get_django_settings
 from django_mcp.exceptions import NotRegistered
 from django_mcp.management.base import McpCommand
@@ -63,7 +64,7 @@ class Command(McpCommand):
                 )
             ) from None
         try:
-            registry.dispatcher(server)  # compiled before anything is written to stdout
+            serving.dispatcher(server)  # compiled before anything is written to stdout
         except ImproperlyConfigured as exc:
             # Only with --skip-checks: the system checks report it first (E015).
             raise CommandError(
