@@ -55,6 +55,7 @@ from asgiref.sync import sync_to_async
 from django.db import OperationalError, connections
 
 from django_mcp._callers import anonymous_caller
+from django_mcp._serving import serving
 from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
 from django_mcp.dispatcher import Dispatcher, tools
@@ -65,7 +66,6 @@ from django_mcp.models import McpTask
 from django_mcp.observability._hooks import observe_task
 from django_mcp.observability._state import OBSERVATION
 from django_mcp.protocol.results import CallToolResult, InputRequiredResult
-from django_mcp._serving import serving
 from django_mcp.request import McpRequest
 from django_mcp.tasks import store
 
