@@ -1,4 +1,4 @@
-"""Tests for django_mcp.schemas._rules: declaring rules and collecting them on a class."""
+"""Tests for django_mcp._schema_rules: declaring rules and collecting them on a class."""
 
 import pytest
 

@@ -16,10 +16,10 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
+from django_mcp._schema_errors import PathMessage, from_msgspec, join_path
+from django_mcp._schema_rules import Rule, SchemaMeta
 from django_mcp._sync import run_sync
 from django_mcp.exceptions import SchemaValidationError
-from django_mcp.schemas._errors import PathMessage, from_msgspec, join_path
-from django_mcp.schemas._rules import Rule, SchemaMeta
 
 __all__ = ["RuleCall", "calls_for", "has_rules", "run_calls"]
 

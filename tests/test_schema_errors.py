@@ -1,4 +1,4 @@
-"""Tests for django_mcp.schemas._errors: every failing field, as paths and messages."""
+"""Tests for django_mcp._schema_errors: every failing field, as paths and messages."""
 
 from typing import Annotated, Any, Generic, Literal
 
@@ -7,8 +7,8 @@ import pytest
 
 from django_mcp import schemas
 from django_mcp.exceptions import SchemaValidationError
-from django_mcp.schemas import Schema, _schema, rule, validate
-from tests.schemas.examples import (
+from django_mcp.schemas import Schema, rule, validate
+from tests.schema_examples import (
     Circle,
     Color,
     Item,
@@ -116,7 +116,7 @@ def test_a_struct_allowing_unknown_fields_reports_only_its_own() -> None:
         b: int
 
     with pytest.raises(SchemaValidationError) as excinfo:
-        _schema._convert({"a": "x", "b": "y", "c": 1}, Lenient)
+        schemas._convert({"a": "x", "b": "y", "c": 1}, Lenient)
     assert errors_of(excinfo) == [("a", "expected int, got str"), ("b", "expected int, got str")]
 
 
@@ -142,7 +142,7 @@ def test_a_failure_of_the_whole_value_keeps_msgspecs_one_error() -> None:
 
 def test_non_struct_types_keep_msgspecs_one_error() -> None:
     with pytest.raises(SchemaValidationError) as excinfo:
-        _schema._convert([{"sku": 1}, {"sku": 2}], list[Item])
+        schemas._convert([{"sku": 1}, {"sku": 2}], list[Item])
     assert errors_of(excinfo) == [("[0].sku", "expected str, got int")]
 
 

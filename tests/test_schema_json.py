@@ -1,4 +1,4 @@
-"""Tests for django_mcp.schemas._json_schema: JSON Schema 2020-12 output, checked against the MCP spec."""
+"""Tests for django_mcp._schema_json: JSON Schema 2020-12 output, checked against the MCP spec."""
 
 import decimal
 import json
@@ -13,7 +13,7 @@ from referencing import Registry
 
 from django_mcp.exceptions import SchemaValidationError
 from django_mcp.schemas import DECIMAL_PATTERN, Schema, json_schema_for
-from tests.schemas.examples import (
+from tests.schema_examples import (
     Drawing,
     Item,
     Kinds,
@@ -23,7 +23,7 @@ from tests.schemas.examples import (
 )
 
 # The pinned copy in tests/spec/ (see its README.md), read relative to this file.
-SPEC = Path(__file__).resolve().parents[1] / "spec" / "schema-2026-07-28.json"
+SPEC = Path(__file__).resolve().parent / "spec" / "schema-2026-07-28.json"
 
 
 # -- JSON Schema ---------------------------------------------------------------

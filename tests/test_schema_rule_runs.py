@@ -1,4 +1,4 @@
-"""Tests for django_mcp.schemas._rule_runs: running every rule, nested values first."""
+"""Tests for django_mcp._schema_rule_runs: running every rule, nested values first."""
 
 import threading
 
@@ -6,7 +6,7 @@ import pytest
 
 from django_mcp.exceptions import SchemaValidationError
 from django_mcp.schemas import Schema, rule, validate
-from tests.schemas.examples import (
+from tests.schema_examples import (
     Item,
     Order,
     Page,
