@@ -1,4 +1,4 @@
-"""Tests for django_mcp.testing._client: McpTestClient drives a server in-process.
+"""Tests for django_mcp.testing: McpTestClient drives a server in-process.
 
 Most tests use the conformance fixture server; a permission-guarded tool
 defined here shows that what a client sees depends on its user.
@@ -24,9 +24,14 @@ from django_mcp.registry import registry
 from django_mcp.server.compiler import compile_server
 from django_mcp.testing import McpTestClient, ToolResult
 from testproject.conformance.mcp import ConformanceServer
-from tests.testing.servers import MathServer
+from tests.math_server import MathServer
 
 CONFIRM = {"confirm": {"action": "accept", "content": {"ok": True}}}
+
+
+@pytest.fixture
+def client() -> McpTestClient:
+    return McpTestClient(ConformanceServer)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests for django_mcp.testing._results: McpTestClient's results and their assertions read like sentences."""
+"""Tests for django_mcp._test_results: McpTestClient's results and their assertions read like sentences."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from django_mcp.protocol.jsonrpc import (
 )
 from django_mcp.testing import ListResult, McpTestClient
 from testproject.conformance.mcp import ConformanceServer
-from tests.testing.servers import MathServer
+from tests.math_server import MathServer
+
+
+@pytest.fixture
+def client() -> McpTestClient:
+    return McpTestClient(ConformanceServer)
 
 
 async def test_assert_names_failure_shows_the_actual_names(client: McpTestClient) -> None:

@@ -1,4 +1,30 @@
-"""``McpTestClient``: conforming 2026-07-28 requests through a server's own endpoint, in-process."""
+"""Test MCP servers in-process: ``McpTestClient`` and its result assertions.
+
+``McpTestClient(MyServer, user)`` sends 2026-07-28 requests through the
+server's own HTTP endpoint, in-process, without a socket: each request is a
+conforming POST (the JSON-RPC message encoded, the ``MCP-Protocol-Version``,
+``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` headers mirrored from it),
+the endpoint answers as it answers any client (limits, identity,
+``login_required``, headers, the dispatcher), and the reply is decoded from
+its bytes: JSON, or the event stream progress and log notifications come
+on, which are collected on the result. Only the network checks (``Host``,
+``Origin``) are left out: the call never left the process.
+
+Each high-level method returns a small wrapper (``ToolResult``,
+``ListResult``, ...) exposing the decoded JSON-RPC response and chainable
+assertions that raise ``AssertionError`` with the payload in the message::
+
+    result = await client.call_tool("add", {"a": 1, "b": 2})
+    result.assert_ok().assert_structured({"sum": 3})
+
+The client declares every client capability (elicitation form and URL,
+sampling, roots) unless ``client_capabilities`` says otherwise. The user
+is the one given (``AnonymousUser`` when None): authentication backends and
+the session cookie are not consulted, and 2025-11-25 sessions are not
+spoken.
+
+The result classes live in ``_test_results``.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +34,7 @@ from typing import Any, Final
 import msgspec
 
 from django_mcp import __version__
-from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
-from django_mcp.registry import registry
-from django_mcp.server.server import Server
-from django_mcp.testing._results import (
+from django_mcp._test_results import (
     CompletionResult,
     ListResult,
     McpResult,
@@ -19,11 +42,22 @@ from django_mcp.testing._results import (
     ResourceResult,
     ToolResult,
 )
+from django_mcp.protocol.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
+from django_mcp.registry import registry
+from django_mcp.server.server import Server
 from django_mcp.transports._body import ReadyBody
 from django_mcp.transports._exchange import HttpExchange
 from django_mcp.transports._headers import McpHeaders, conforming_headers
 
-__all__ = ["ALL_CAPABILITIES", "CLIENT_INFO", "McpTestClient"]
+__all__ = [
+    "CompletionResult",
+    "ListResult",
+    "McpResult",
+    "McpTestClient",
+    "PromptResult",
+    "ResourceResult",
+    "ToolResult",
+]
 
 ALL_CAPABILITIES: Final[Mapping[str, Any]] = {
     "elicitation": {"form": {}, "url": {}},
