@@ -47,7 +47,7 @@ THIS_FILE = PurePosixPath(Path(__file__).resolve().relative_to(ROOT).as_posix())
 
 #: The schema copies the test suite reads: tests/conftest.py validates every
 #: message against both eras, tests/protocol/test_wire.py and
-#: tests/test_schemas.py read the 2026-07-28 one.
+#: tests/test_schema_json.py read the 2026-07-28 one.
 SCHEMA_FILES = ("schema-2025-11-25.json", "schema-2026-07-28.json")
 
 _NOT_AFTER = r"(?<![\w.~/:-])"

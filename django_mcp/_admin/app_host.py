@@ -30,7 +30,8 @@ from typing import Any, Final
 from django.utils.translation import gettext
 
 from django_mcp._admin.catalog import CatalogEntry, ServerCatalog
-from django_mcp._admin.playground import Outcome, record
+from django_mcp._admin.outcome import Outcome
+from django_mcp._admin.playground_history import record
 from django_mcp.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
 from django_mcp.protocol.ui import EXTENSION, META_KEY, MIME_TYPE, SETTINGS
 from django_mcp.testing import McpResult, McpTestClient

@@ -1,87 +1,62 @@
-"""Tests for django_mcp._admin.playground: what a result looks like on the page."""
+"""Tests for django_mcp._admin.playground: what a submission does before anything is sent.
+
+Calls that reach the dispatcher are tested through the admin pages
+(tests/test_admin.py).
+"""
 
 from __future__ import annotations
 
-import base64
-
+import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.http import QueryDict
 
-from django_mcp._admin.playground import Outcome, content_view, input_forms, result_view
-
-PNG = base64.b64encode(b"\x89PNG\r\n").decode()
-
-
-def test_images_and_audio_become_data_uris_only_when_safe() -> None:
-    image = content_view({"type": "image", "data": PNG, "mimeType": "image/png"})
-    wrong_family = content_view({"type": "image", "data": PNG, "mimeType": "text/html"})
-    not_base64 = content_view({"type": "audio", "data": "<script>", "mimeType": "audio/wav"})
-
-    assert image["src"] == f"data:image/png;base64,{PNG}"
-    assert wrong_family["src"] is None
-    assert not_base64["src"] is None
+from django_mcp._admin.catalog import build_catalog
+from django_mcp._admin.playground import Playground
+from django_mcp.registry import Registry
+from tests.admin.servers import PlaygroundServer
 
 
-def test_embedded_json_is_pretty_printed_and_blobs_are_sized() -> None:
-    text = content_view(
-        {"type": "resource", "resource": {"uri": "a://b", "mimeType": "application/json", "text": '{"a":1}'}}
-    )
-    blob = content_view(
-        {"type": "resource", "resource": {"uri": "a://c", "mimeType": "application/pdf", "blob": PNG}}
-    )
-
-    assert text["resource"]["text"] == '{\n  "a": 1\n}'
-    assert blob["resource"]["size"] == 6
-    assert "src" not in blob["resource"]
+def _playground(kind: str, name: str) -> Playground:
+    source = Registry()
+    source.web("playground", PlaygroundServer)
+    (server,) = build_catalog(source)
+    entry = next(entry for entry in server.of_kind(kind) if entry.name == name)
+    return Playground(server, entry, AnonymousUser())
 
 
-def test_notifications_are_shown_in_order_before_the_result() -> None:
-    outcome = Outcome(
-        {"method": "tools/call", "params": {}},
-        {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}},
-        [
-            {"method": "notifications/progress", "params": {"progress": 1, "total": 3, "message": "one"}},
-            {
-                "method": "notifications/message",
-                "params": {"level": "warning", "logger": "x", "data": {"k": 1}},
-            },
-            {"method": "notifications/progress", "params": {"progress": 2}},
-        ],
-    )
-
-    view = result_view("tool", outcome)
-
-    assert view["events"] == [
-        {"kind": "progress", "label": "1/3", "text": "one"},
-        {"kind": "log", "label": "warning x", "text": '{\n  "k": 1\n}'},
-        {"kind": "progress", "label": "2", "text": ""},
-    ]
-    assert view["is_error"] is True
-    assert outcome.summary == "failed (isError)"
+@pytest.mark.parametrize(
+    ("kind", "name", "method"),
+    [
+        ("tool", "echo", "tools/call"),
+        ("prompt", "haiku", "prompts/get"),
+        ("resource", "readme", "resources/read"),
+    ],
+)
+def test_each_kind_is_used_with_its_mcp_method(kind: str, name: str, method: str) -> None:
+    assert _playground(kind, name).method == method
 
 
-def test_input_requests_become_forms_by_kind() -> None:
-    pending = {
-        "who": {
-            "method": "elicitation/create",
-            "params": {
-                "message": "Name?",
-                "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}},
-            },
-        },
-        "site": {
-            "method": "elicitation/create",
-            "params": {"mode": "url", "message": "Go", "url": "https://x.test/"},
-        },
-        "llm": {"method": "sampling/createMessage", "params": {"maxTokens": 5}},
-    }
+def test_a_destructive_tool_asks_for_confirmation_instead_of_calling() -> None:
+    context = _playground("tool", "wipe-notes").submit(QueryDict("step=call"))
 
-    forms = input_forms(pending)
-    again = input_forms(pending, data=QueryDict("input.who.n=Ada&action.who=decline&input.llm.json=%7B%7D"))
+    assert context["confirm"] is True
+    assert context["arguments_json"] == "{}"
+    assert "outcome" not in context
 
-    assert [(f["key"], f["kind"]) for f in forms] == [("who", "form"), ("site", "url"), ("llm", "json")]
-    assert forms[0]["fields"][0].html_name == "input.who.n"
-    assert forms[1]["url"] == "https://x.test/"
-    assert '"model": "playground"' in forms[2]["value"]
-    assert again[0]["fields"][0].value == "Ada"
-    assert again[0]["action"] == "decline"
-    assert again[2]["value"] == "{}"
+
+@pytest.mark.parametrize(
+    ("posted", "problem"),
+    [
+        ("send_json=1&raw_arguments=%5B1%5D", "The arguments must be a JSON object."),
+        ("step=confirm&arguments=%7B", "The arguments are not valid JSON"),
+        (
+            "step=continue&arguments=%7B%7D&pending=%5B%5D",
+            "The pending input requests must be a JSON object.",
+        ),
+    ],
+)
+def test_arguments_that_do_not_parse_are_refused_before_sending(posted: str, problem: str) -> None:
+    context = _playground("tool", "echo").submit(QueryDict(posted))
+
+    assert context["problem"].startswith(problem)
+    assert "outcome" not in context

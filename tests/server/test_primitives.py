@@ -27,7 +27,6 @@ from django_mcp import (
 )
 from django_mcp.inputs import input_required
 from django_mcp.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
-from django_mcp.server.compiler import ServedOnce
 from tests.wire import call
 
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "django-mcp", "version": "0.1.0"}}
@@ -639,28 +638,3 @@ async def test_encoded_pages_follow_the_page_size(settings: Any) -> None:
     assert await collect("tools/list", "tools") == [["page0", "page1"], ["page2", "page3"], ["page4"]]
     settings.MCP_DEFAULT_PAGE_SIZE = 3
     assert await collect("tools/list", "tools") == [["page0", "page1", "page2"], ["page3", "page4"]]
-
-
-def test_served_once_computes_once_keeps_no_failure_and_stays_bounded() -> None:
-    held = ServedOnce(limit=2)
-    computed: list[str] = []
-
-    def compute(value: str) -> Any:
-        def run() -> str:
-            computed.append(value)
-            return value
-
-        return run
-
-    assert held.get("a", compute("a")) == "a"
-    assert held.get("a", compute("other")) == "a"
-
-    def fail() -> str:
-        raise ValueError("not kept")
-
-    with pytest.raises(ValueError, match="not kept"):
-        held.get("b", fail)
-    assert held.get("b", compute("b")) == "b"
-    held.get("c", compute("c"))  # the limit is reached: the next value starts afresh
-    assert held.get("a", compute("a")) == "a"
-    assert computed == ["a", "b", "c", "a"]
