@@ -6,7 +6,8 @@
   the same path under ``tests/``: ``django_mcp/a/b.py`` (or ``_b.py``) is
   tested by ``tests/a/test_b.py``; a package's ``__init__.py`` by
   ``tests/a/b/test_b.py`` or ``tests/a/test_b.py``; a private package's
-  modules by the same path without its underscore (``tests/admin/``). At most
+  modules by the same path, with or without its underscore
+  (``tests/_admin/`` or ``tests/admin/``). At most
   ``MAX_UNMIRRORED`` such modules may lack one; each is named on failure.
 """
 
@@ -41,7 +42,7 @@ def mirrored_test_paths(module: Path) -> list[Path]:
     """Return where the mirrored test file of a module (relative to the package) may live.
 
     A private package's tests sit in the folder of its public name
-    (``_admin/forms.py`` in ``tests/admin/``) or of its own.
+    (``_admin/forms.py`` in ``tests/admin/``) or in one of its own (``tests/_admin/``).
     """
     if module.name == "__init__.py":
         name = module.parent.name.lstrip("_")

@@ -13,7 +13,7 @@ from django.http import QueryDict
 from django_mcp._admin.catalog import build_catalog
 from django_mcp._admin.playground import Playground
 from django_mcp.registry import Registry
-from tests.admin.servers import PlaygroundServer
+from tests.playground import PlaygroundServer
 
 
 def _playground(kind: str, name: str) -> Playground:
