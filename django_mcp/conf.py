@@ -34,7 +34,9 @@ default: ``"default"`` when the project sets ``TASKS``, else
 ``MCP_TASK_TTL`` seconds once their work ends (3600; None: unlimited) and
 suggest polling every ``MCP_TASK_POLL_INTERVAL`` seconds (1; None: no
 suggestion). A running task's worker renews its lease; one not renewed for
-``MCP_TASK_LEASE_TIMEOUT`` seconds (30) means the worker stopped. One
+``MCP_TASK_LEASE_TIMEOUT`` seconds (30) means the worker stopped; a
+queued job no worker started within ``MCP_TASK_CLAIM_TIMEOUT`` seconds
+(600; None: no limit) fails. One
 caller may have ``MCP_MAX_TASKS_PER_CLIENT`` unfinished tasks (100; None:
 unlimited), an anonymous one also at most
 ``MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT`` (10; None: no limit of its own), and
@@ -184,6 +186,10 @@ DEFAULTS: Final[dict[str, Any]] = {
     # Seconds a running task's lease lasts unless its worker renews it; a
     # task whose lease lapses has lost its worker.
     "MCP_TASK_LEASE_TIMEOUT": 30,
+    # Seconds a queued task's job may wait for a worker to start it; one
+    # that waits longer (a job the backend discarded, a queue no worker
+    # serves) fails (None: it may wait forever).
+    "MCP_TASK_CLAIM_TIMEOUT": 600,
     # Unfinished (working or input_required) tasks one caller may have
     # (None: unlimited).
     "MCP_MAX_TASKS_PER_CLIENT": 100,
@@ -285,6 +291,7 @@ class McpSettings:
     task_ttl: float | None = 3600  # seconds a task is kept once done; None: unlimited
     task_poll_interval: float | None = 1  # seconds between polls; None: no hint
     task_lease_timeout: float = 30  # seconds a running task's lease lasts
+    task_claim_timeout: float | None = 600  # seconds a queued job may wait for a worker; None: forever
     max_tasks_per_client: int | None = 100  # unfinished tasks per caller; None: unlimited
     max_tasks_per_anonymous_client: int | None = 10  # per anonymous caller too; None: no own limit
     task_rate_limit: str | None = "120/m"  # task creations per caller; None: unlimited
@@ -322,6 +329,7 @@ def get_settings() -> McpSettings:
         task_ttl=get_setting("MCP_TASK_TTL"),
         task_poll_interval=get_setting("MCP_TASK_POLL_INTERVAL"),
         task_lease_timeout=get_setting("MCP_TASK_LEASE_TIMEOUT"),
+        task_claim_timeout=get_setting("MCP_TASK_CLAIM_TIMEOUT"),
         max_tasks_per_client=get_setting("MCP_MAX_TASKS_PER_CLIENT"),
         max_tasks_per_anonymous_client=get_setting("MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT"),
         task_rate_limit=get_setting("MCP_TASK_RATE_LIMIT"),

@@ -35,7 +35,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import autodiscover_modules
 
 from django_mcp.exceptions import AlreadyRegistered, NotRegistered
-from django_mcp.server.compiler import compile_server, is_server
+from django_mcp.server.primitives import is_server
 
 __all__ = ["Registry", "autodiscover", "local", "registry", "web"]
 
@@ -81,7 +81,7 @@ class Registry:
                 f"cannot register {_qual(server)}"
             )
         try:
-            compile_server(server)  # find declaration errors at startup, not on the first request
+            server.compiled()  # find declaration errors at startup, not on the first request
         except ImproperlyConfigured as exc:
             # Reported by manage.py check (E015) and by every way to serve it;
             # raising here would end the import of mcp.py with a traceback.
@@ -136,7 +136,7 @@ class Registry:
             views = self._registry.get("view", {})
             self._registry = {**self._registry, "view": {**views, _qual(server): server}}
         try:
-            compile_server(server)
+            server.compiled()
         except ImproperlyConfigured as exc:
             # Not logged now: manage.py check reports it (E015), and each
             # refused request logs it.

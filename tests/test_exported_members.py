@@ -547,6 +547,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "Resource",
         "Tool",
         "ToolAnnotations",
+        "is_server",
     ],
     "django_mcp.server.server": ["Server"],
     "django_mcp.server.skills": [
@@ -603,7 +604,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "task_decorator",
     ],
     "django_mcp.tasks.extension": ["SUPPORT", "install"],
-    "django_mcp.tasks.framework": ["enqueue", "run_tool_task"],
+    "django_mcp.tasks.framework": ["enqueue", "prepare", "run_tool_task"],
     "django_mcp.tasks.methods": [
         "TASK_ID_BYTES",
         "cancel_task",
@@ -639,7 +640,15 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "renew",
         "report",
     ],
-    "django_mcp.tasks.upkeep": ["JOB_FAILED", "JOB_LOST", "MAX_SWEPT", "Swept", "checked", "sweep"],
+    "django_mcp.tasks.upkeep": [
+        "JOB_FAILED",
+        "JOB_LOST",
+        "JOB_UNCLAIMED",
+        "MAX_SWEPT",
+        "Swept",
+        "checked",
+        "sweep",
+    ],
     "django_mcp.tasks.watch": ["own_tasks", "status", "watch_leases"],
     "django_mcp.templatetags": [],
     "django_mcp.templatetags.mcp_apps": [

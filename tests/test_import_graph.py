@@ -408,14 +408,17 @@ def test_django_mcp_keeps_its_layers(rule: LayerRule) -> None:
         pytest.fail(f"{rule.name}, but:\n" + "\n".join(violations), pytrace=False)
 
 
-#: What ``import django_mcp`` (the public API) must not load: serving comes after Django is ready.
+#: What ``import django_mcp`` (the public API) must not load: serving comes after
+#: Django is ready, and a server is compiled when first registered or served.
 SERVING_MODULES = (
     "django_mcp.dispatcher",
     "django_mcp.transports",
     "django_mcp.tasks",
-    "django_mcp.task_pool",
-    "django_mcp.observability.telemetry",
+    "django_mcp.observability",
     "django_mcp._serving",
+    "django_mcp.models",
+    "django_mcp.server.compiler",
+    "django_mcp.server._server_compiler",
 )
 
 

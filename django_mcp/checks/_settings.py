@@ -61,6 +61,7 @@ _SECONDS_SETTINGS = (
     "MCP_TASK_TTL",
     "MCP_TASK_POLL_INTERVAL",
     "MCP_TASK_LEASE_TIMEOUT",
+    "MCP_TASK_CLAIM_TIMEOUT",
 )
 #: Settings where zero is meaningful (0 seconds of queueing: refuse at once).
 _ZERO_ALLOWED = frozenset({"MCP_QUEUE_TIMEOUT"})
@@ -69,6 +70,7 @@ _NONE_ALLOWED = frozenset(
     {
         "MCP_TASK_TTL",
         "MCP_TASK_POLL_INTERVAL",
+        "MCP_TASK_CLAIM_TIMEOUT",
         "MCP_MAX_TASKS_PER_CLIENT",
         "MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT",
     }

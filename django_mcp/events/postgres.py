@@ -59,7 +59,7 @@ import random
 import threading
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import msgspec
 from django.core.checks import CheckMessage, Error
@@ -67,11 +67,9 @@ from django.db import connections, transaction
 from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace
+from django_mcp.events import Event
 from django_mcp.events.base import EventBackend, EventsUnavailable
 from django_mcp.events.memory import MemoryEventBackend
-
-if TYPE_CHECKING:
-    from django_mcp.events import Event
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -368,8 +366,6 @@ class _Subscription:
             logger.debug("Could not LISTEN for MCP events in PostgreSQL (%s); retrying", exc)
 
     def _deliver(self, payload: str) -> None:
-        from django_mcp.events import Event
-
         backend = self.backend
         if payload.encode() == _LOST:
             backend._local.end_listeners("an MCP change event was too large to send", loop=self.loop)

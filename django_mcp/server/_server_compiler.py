@@ -36,7 +36,7 @@ from django_mcp.server._prompt_compiler import compile_prompt
 from django_mcp.server._resource_compiler import compile_resource
 from django_mcp.server._tool_compiler import compile_tool
 from django_mcp.server._tool_schemas import header_params, legacy_definition
-from django_mcp.server.primitives import CacheHint, Prompt, Resource, Tool
+from django_mcp.server.primitives import CacheHint, Prompt, Resource, Tool, is_server
 from django_mcp.server.skills import (
     ALL_SKILLS,
     Skill,
@@ -50,12 +50,7 @@ from django_mcp.server.tool_search import META_TOOLS, CallToolTool, SearchToolsT
 from django_mcp.ui.linking import linked_app
 from django_mcp.ui.resource import is_app
 
-__all__ = ["compile_declared", "is_server"]
-
-
-def is_server(declared: object) -> bool:
-    """Return True for a ``Server`` subclass (it carries the base class's marker)."""
-    return isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True
+__all__ = ["compile_declared"]
 
 
 def compile_declared(declared: Any) -> CompiledServer:

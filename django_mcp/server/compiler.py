@@ -30,7 +30,7 @@ from django_mcp.server._compiled import (
 )
 from django_mcp.server._declarations import default_name
 from django_mcp.server._server_compiler import compile_declared as _compile
-from django_mcp.server._server_compiler import is_server
+from django_mcp.server.primitives import is_server
 
 __all__ = [
     "CompiledPrompt",
@@ -57,4 +57,3 @@ def compile_server(server: ServerClass) -> CompiledServer:
                 compiled = _compile(server)
                 _cache[server] = compiled
     return compiled
-

@@ -46,9 +46,21 @@ __all__ = [
     "Resource",
     "Tool",
     "ToolAnnotations",
+    "is_server",
 ]
 
 MAX_COMPLETION_VALUES = 100
+
+
+def is_server(declared: object) -> bool:
+    """Return True for a ``Server`` subclass (it carries the base class's marker, ``_mcp_server``).
+
+    Asked of a marker rather than of the class, so that the registry knows a
+    server without importing ``server.server`` and, through it, the compiler.
+    """
+    return isinstance(declared, type) and getattr(declared, "_mcp_server", False) is True
+
+
 """Most values one completion may carry (MCP 2026-07-28 completion)."""
 
 

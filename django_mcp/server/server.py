@@ -9,12 +9,14 @@ view that speaks Streamable HTTP for it, built once per server by
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from django_mcp.server.compiler import CompiledServer, compile_server
 from django_mcp.server.primitives import CacheHint, Icon, Prompt, Resource, Tool
 from django_mcp.server.skills import Skill
 from django_mcp.server.tool_search import ToolSearch
+
+if TYPE_CHECKING:
+    from django_mcp.server.compiler import CompiledServer
 
 __all__ = ["Server"]
 
@@ -61,6 +63,10 @@ class Server:
     @classmethod
     def compiled(cls) -> CompiledServer:
         """Return the validated, immutable catalog of this server (cached)."""
+        # Imported when first compiled: declaring and registering servers
+        # (``import django_mcp``, an app's ``mcp.py``) needs no compiler.
+        from django_mcp.server.compiler import compile_server
+
         return compile_server(cls)
 
     @classmethod

@@ -3,13 +3,15 @@
 The dispatcher never imports this package (which imports the dispatcher);
 ``DjangoMcpConfig.ready()`` calls ``install()``, which puts the
 ``tools/call`` hook, the ``tasks/*`` handlers and the
-``subscriptions/listen`` helpers in ``dispatcher.extensions``.
+``subscriptions/listen`` helpers in ``dispatcher.extensions``, and builds
+the Tasks framework job (``framework.prepare()``) so the backend knows it
+in every process, workers included.
 """
 
 from __future__ import annotations
 
 from django_mcp.dispatcher.extensions import TaskSupport, install_tasks
-from django_mcp.tasks import methods, watch
+from django_mcp.tasks import framework, methods, watch
 
 __all__ = ["SUPPORT", "install"]
 
@@ -28,5 +30,6 @@ SUPPORT = TaskSupport(
 
 
 def install() -> None:
-    """Serve the tasks extension in this process (idempotent)."""
+    """Serve the tasks extension in this process, its job built for the Tasks backend (idempotent)."""
     install_tasks(SUPPORT)
+    framework.prepare()

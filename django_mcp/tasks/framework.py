@@ -16,7 +16,11 @@ all.
 The ``Task`` object is built on first access (not at import), so the
 setting is read when it is needed and this module imports without the
 Tasks framework installed; using ``run_tool_task`` without it raises
-``ImproperlyConfigured``.
+``ImproperlyConfigured``. ``prepare()``, called when Django is ready in
+every process (web and worker alike), builds it for the configured alias:
+some backends learn of a job only when its ``Task`` is made
+(django-tasks-celery registers it with Celery then, and a Celery worker
+discards a job it was never told of).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.core.exceptions import ImproperlyConfigured
 
 from django_mcp._sync import run_sync
 from django_mcp.conf import get_settings
@@ -36,7 +41,7 @@ from django_mcp.tasks.backend import task_decorator
 from django_mcp.tasks.pool import get_pool
 from django_mcp.tasks.run import run
 
-__all__ = ["enqueue", "run_tool_task"]
+__all__ = ["enqueue", "prepare", "run_tool_task"]
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +89,23 @@ _run.__doc__ = "Run the tool call of MCP task ``task_id`` and store its outcome.
 @functools.cache
 def _task_for(alias: str) -> Any:
     return task_decorator()(backend=alias)(_run)
+
+
+def prepare() -> None:
+    """Build the job for the configured ``TASKS`` alias now, so its backend knows it in this process.
+
+    Nothing to build for the in-process pool. A framework or backend that
+    cannot build it is left to the system checks (E023, E024), which say why.
+    """
+    alias = get_settings().task_backend
+    if alias is None:
+        return
+    try:
+        _task_for(alias)
+    except ImproperlyConfigured:
+        logger.debug("The MCP task job is not built: no usable Tasks framework", exc_info=True)
+    except Exception:
+        logger.warning("The MCP task job could not be built on Tasks backend %r", alias, exc_info=True)
 
 
 def __getattr__(name: str) -> Any:

@@ -13,6 +13,10 @@ through ``sweep()``:
 * a queued task whose Tasks backend job failed, or vanished, fails (asked
   of the backend only once the task has been quiet for a lease timeout,
   and only of backends whose results any process can read);
+* a queued task whose job no worker started within
+  ``MCP_TASK_CLAIM_TIMEOUT`` fails too, whatever the backend says of it: a
+  backend may keep a job "ready" forever that its workers discarded (a job
+  they do not know) or that waits on a queue nobody serves;
 * ``sweep()`` also deletes the tasks past ``expires_at`` (set when a
   task's work ends: ``MCP_TASK_TTL``) and the finished jobs django-tasks-db
   keeps for them.
@@ -38,7 +42,7 @@ from django_mcp.tasks import store
 from django_mcp.tasks.backend import MISSING, job_status, prune_jobs
 from django_mcp.tasks.framework import enqueue
 
-__all__ = ["JOB_FAILED", "JOB_LOST", "MAX_SWEPT", "Swept", "checked", "sweep"]
+__all__ = ["JOB_FAILED", "JOB_LOST", "JOB_UNCLAIMED", "MAX_SWEPT", "Swept", "checked", "sweep"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,9 @@ JOB_FAILED: Final = "The Tasks backend failed this task's job before it ran"
 
 JOB_LOST: Final = "The Tasks backend lost this task's job"
 """The status message (and error) of a queued task whose job vanished."""
+
+JOB_UNCLAIMED: Final = "No worker started this task's job in time"
+"""The status message (and error) of a queued task no worker started (``MCP_TASK_CLAIM_TIMEOUT``)."""
 
 MAX_SWEPT: Final = 1000
 """Tasks one ``sweep()`` looks at for each kind of trouble (the next run sees the rest)."""
@@ -75,6 +82,19 @@ def _quiet(record: McpTask, now: datetime.datetime) -> bool:
     return record.updated_at <= now - datetime.timedelta(seconds=get_settings().task_lease_timeout)
 
 
+def _unclaimed(record: McpTask, now: datetime.datetime) -> bool:
+    """Return whether a queued job has waited for a worker longer than ``MCP_TASK_CLAIM_TIMEOUT``.
+
+    Only a Tasks backend's job: the in-process pool holds a lease on what it
+    queues, so a task waiting there is not lost (a lapsed lease says when it is).
+    """
+    settings = get_settings()
+    bound = settings.task_claim_timeout
+    if bound is None or settings.task_backend is None or record.lease_expires_at is not None:
+        return False
+    return record.updated_at <= now - datetime.timedelta(seconds=bound)
+
+
 async def _lapsed(record: McpTask, *, may_retry: bool) -> bool:
     retry = record.retries_left > 0 and not record.cancel_requested
     if retry and not may_retry:
@@ -95,9 +115,14 @@ async def _lapsed(record: McpTask, *, may_retry: bool) -> bool:
 
 async def _lost_job(record: McpTask) -> bool:
     status = await job_status(record.job_id)
-    if status not in ("FAILED", MISSING):
+    if status == "FAILED":
+        message = JOB_FAILED
+    elif status == MISSING:
+        message = JOB_LOST
+    elif _unclaimed(record, timezone.now()):
+        message = JOB_UNCLAIMED
+    else:
         return False
-    message = JOB_FAILED if status == "FAILED" else JOB_LOST
     if not await run_sync(store.fail_job, record, message):
         return False
     logger.warning("Task %s (tool %r): %s (job %s)", record.pk, record.tool, message, record.job_id)

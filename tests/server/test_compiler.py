@@ -6,7 +6,6 @@ from django_mcp import Server
 from django_mcp.server import compiler
 from django_mcp.server.compiler import compile_server
 from tests.server.declaring import (
-    ReportTool,
     server_with,
     tool,
 )
@@ -22,4 +21,3 @@ def test_compile_server_builds_each_server_once_and_returns_the_same_catalog(mon
     assert compile_server(server) is first
     assert server.compiled() is first
     assert built == [server]
-

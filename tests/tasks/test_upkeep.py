@@ -6,11 +6,13 @@ import datetime
 from typing import Any
 
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from django_mcp.dispatcher import Dispatcher
 from django_mcp.models import McpTask
 from django_mcp.protocol import jsonrpc
+from django_mcp.tasks.upkeep import JOB_UNCLAIMED, sweep
 from tests.tasks.task_server import (
     ask,
     get,
@@ -106,3 +108,65 @@ async def test_a_queued_task_whose_job_failed_fails(
 
     assert polled["status"] == "failed"
     assert polled["error"]["message"] == "The Tasks backend failed this task's job before it ran"
+
+
+# ---------------------------------------------------------------- unclaimed jobs
+
+
+async def _ready(job_id: str) -> str:
+    # What a backend says of a job no worker took: django-tasks-celery reports
+    # a job its workers discarded as pending forever.
+    return "READY"
+
+
+async def _queued_since(dispatcher: Dispatcher, *, seconds: float) -> str:
+    task_id = str((await start(dispatcher, "echo", {"text": "hi"}))["taskId"])
+    since = timezone.now() - datetime.timedelta(seconds=seconds)
+    await McpTask.objects.filter(pk=task_id).aupdate(updated_at=since)
+    return task_id
+
+
+@override_settings(MCP_TASK_CLAIM_TIMEOUT=600)
+async def test_a_queued_job_no_worker_started_within_the_claim_timeout_fails(
+    dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
+) -> None:
+    import django_mcp.tasks.upkeep
+
+    monkeypatch.setattr(django_mcp.tasks.upkeep, "job_status", _ready)
+    waiting = await _queued_since(dispatcher, seconds=300)
+    forgotten = await _queued_since(dispatcher, seconds=601)
+
+    assert (await get(dispatcher, waiting))["status"] == "working"
+    polled = await get(dispatcher, forgotten)
+    assert polled["status"] == "failed"
+    assert polled["statusMessage"] == JOB_UNCLAIMED
+    assert polled["error"]["message"] == JOB_UNCLAIMED
+
+
+@override_settings(MCP_TASK_CLAIM_TIMEOUT=None)
+async def test_with_no_claim_timeout_a_queued_job_waits_forever(
+    dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
+) -> None:
+    import django_mcp.tasks.upkeep
+
+    monkeypatch.setattr(django_mcp.tasks.upkeep, "job_status", _ready)
+    task_id = await _queued_since(dispatcher, seconds=86400)
+
+    assert (await get(dispatcher, task_id))["status"] == "working"
+
+
+@override_settings(MCP_TASK_CLAIM_TIMEOUT=60)
+async def test_sweep_fails_the_unclaimed_jobs_nobody_reads(
+    dispatcher: Dispatcher, stored_only: None, monkeypatch: Any
+) -> None:
+    import django_mcp.tasks.upkeep
+
+    monkeypatch.setattr(django_mcp.tasks.upkeep, "job_status", _ready)
+    forgotten = await _queued_since(dispatcher, seconds=120)
+    waiting = await _queued_since(dispatcher, seconds=10)
+
+    swept = await sweep()
+
+    assert swept.settled == 1
+    assert await McpTask.objects.filter(pk=forgotten).values_list("status", flat=True).aget() == "failed"
+    assert await McpTask.objects.filter(pk=waiting).values_list("status", flat=True).aget() == "working"
