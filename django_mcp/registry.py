@@ -1,4 +1,4 @@
-"""Where servers are registered, and what serves each: HTTP paths (``web``), STDIO names (``local``).
+"""Where servers are registered: HTTP paths (``web``), STDIO names (``local``), views (``as_view``).
 
 Each installed app's ``mcp`` module is imported by ``autodiscover()`` (run
 from ``AppConfig.ready()``), like the admin's ``admin`` modules; a module
@@ -11,9 +11,10 @@ mounted with ``as_view()`` (below): the import goes on, ``manage.py check``
 ``web()`` path.
 
 The registry records declarations only: importing it (and so
-``import django_mcp`` and an app's ``mcp.py``) loads no dispatcher and no
-transport. What serves a server (its ``Dispatcher``, HTTP ``Endpoint`` and
-view) is built by ``django_mcp._serving`` once Django is ready.
+``import django_mcp``) loads no dispatcher, no transport and no compiler;
+registering a server compiles it (``Server.compiled()``). What serves a
+server (its ``Dispatcher``, HTTP ``Endpoint`` and view) is built by
+``django_mcp._serving`` once Django is ready.
 ``Server.as_view()`` mounts the server here (``mount()``), so a server
 mounted in a URLconf directly is known too (``mounted_servers()``, kept
 with the registrations), compiled when the URLconf loads and covered by
