@@ -11,9 +11,9 @@ bounded.
 
 The official conformance suite's ``tasks-*`` scenarios run against that
 server, as ``test_conformance.py`` runs them against the django-tasks-db
-one. The worker-fault test gets a server and worker of its own with a short
-task lease, and ``kill -9`` the worker and its work horse in the middle of a
-task: the task must end within the lease plus one poll.
+one. The worker-fault tests get a server and worker of their own with a
+short task lease, and ``kill -9`` the work horse (with its worker, or alone)
+in the middle of a task: the task must end within the lease plus one poll.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,19 @@ def _job_id(database: str, task_id: str) -> str:
     return str(row[0])
 
 
+def _rq_job_status(redis_db: int, job_id: str, awaited: str) -> str:
+    """Return the status of rq job ``job_id`` once it is ``awaited`` (bounded: else the last one)."""
+    import redis
+    from rq.job import Job
+
+    with redis.Redis.from_url(f"{REDIS}/{redis_db}") as connection:
+        job = Job.fetch(job_id, connection=connection)
+        deadline = time.monotonic() + BOUND
+        while (status := job.get_status(refresh=True)) != awaited and time.monotonic() < deadline:
+            time.sleep(0.1)
+    return str(getattr(status, "value", status))  # a JobStatus, a str enum
+
+
 def test_a_task_is_run_by_the_rq_worker(rq_site: tuple[str, str, subprocess.Popen[bytes]]) -> None:
     import redis
     from rq.job import Job
@@ -167,11 +181,12 @@ def test_a_task_is_run_by_the_rq_worker(rq_site: tuple[str, str, subprocess.Pope
     )
     done = wait_for(lambda: (state := get(base, created["taskId"]))["status"] == "completed" and state)
 
+    job_id = _job_id(database, created["taskId"])
+
     assert done["result"]["content"] == [{"type": "text", "text": "Computed x in 1 s"}]
+    assert _rq_job_status(SHARED_DB, job_id, "finished") == "finished"
     with redis.Redis.from_url(f"{REDIS}/{SHARED_DB}") as connection:
-        job = Job.fetch(_job_id(database, created["taskId"]), connection=connection)
-        status = wait_for(lambda: (found := job.get_status(refresh=True)) == "finished" and found)
-    assert status == "finished"
+        job = Job.fetch(job_id, connection=connection)
     assert job.func_name == "django_mcp.tasks.framework.run_tool_task"
     assert job.worker_name  # an rq worker took it
 
@@ -207,3 +222,29 @@ def test_a_task_whose_rq_worker_is_killed_fails_within_the_lease_and_one_poll(
     # LEASE / 3 before the kill: the polls at pollIntervalMs see its end
     # within the lease plus one poll.
     assert polls <= math.ceil(LEASE / interval) + 1
+
+
+def test_a_task_whose_work_horse_alone_is_killed_fails_within_the_lease_and_one_poll(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+) -> None:
+    with _rq_site(start_server, tmp_path, FAULTY_DB, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as site:
+        base, database, worker = site
+        created = _start_long_task(base)
+        interval = created["pollIntervalMs"] / 1000
+
+        # Only the horse, as the kernel's out-of-memory killer may: its
+        # worker lives on and marks the job failed; the task learns it from
+        # the lease its horse no longer renews.
+        horses = _children(worker.pid)
+        assert horses, "the worker runs no work horse"
+        for pid in horses:
+            os.kill(pid, signal.SIGKILL)
+        ended, polls = _polls_until_ended(base, created["taskId"], interval)
+        job_status = _rq_job_status(FAULTY_DB, _job_id(database, created["taskId"]), "failed")
+        worker_alive = worker.poll() is None
+
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
+    assert polls <= math.ceil(LEASE / interval) + 1
+    assert job_status == "failed"
+    assert worker_alive
