@@ -121,8 +121,9 @@ if os.environ.get("DJANGO_MCP_PG_NAME"):
 # process, django_mcp's default. Under pytest, in-process tests run them
 # inside the request (the immediate backend of Django 6's Tasks framework,
 # else of the django-tasks backport); DJANGO_MCP_TASKS=database stores them
-# with django-tasks-db for `manage.py db_worker` processes, =immediate and
-# =pool choose the others explicitly.
+# with django-tasks-db for `manage.py db_worker` processes, =rq in Redis for
+# `manage.py rqworker` processes, =immediate and =pool choose the others
+# explicitly.
 if importlib.util.find_spec("django_tasks_db") is not None:
     INSTALLED_APPS.append("django_tasks_db")
 _TASKS_MODE = os.environ.get("DJANGO_MCP_TASKS") or ("immediate" if "pytest" in sys.modules else "pool")
@@ -132,6 +133,12 @@ if _TASKS_MODE == "immediate":
     TASKS = {"default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}}
 elif _TASKS_MODE == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+elif _TASKS_MODE == "rq":
+    # django-tasks-rq: jobs in Redis (DJANGO_MCP_RQ_URL, else a database
+    # number of its own on the local server), run by `manage.py rqworker`.
+    INSTALLED_APPS.append("django_rq")
+    RQ_QUEUES = {"default": {"URL": os.environ.get("DJANGO_MCP_RQ_URL", "redis://127.0.0.1:6379/13")}}
+    TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # The worker-fault tests (tests/live/test_tasks_workers.py) shorten task leases.

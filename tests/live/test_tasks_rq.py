@@ -1,0 +1,250 @@
+"""MCP tasks run by rq: a uvicorn server, an rq worker, Redis and PostgreSQL.
+
+The server (``DJANGO_MCP_TASKS=rq``) enqueues each run of a task on
+django-tasks-rq's backend; a separate ``manage.py rqworker`` process (rq's
+forking worker: each job runs in a work horse, a child of the worker) runs
+it. They share the task rows through a PostgreSQL database of the test's own
+(dropped afterwards) and the jobs through a Redis database number of the
+test's own (emptied before and after). Skipped with the reason where
+django-tasks-rq, Redis, PostgreSQL or psycopg is missing. Every wait is
+bounded.
+
+The official conformance suite's ``tasks-*`` scenarios run against that
+server, as ``test_conformance.py`` runs them against the django-tasks-db
+one. The worker-fault tests get a server and worker of their own with a
+short task lease, and ``kill -9`` the work horse (with its worker, or alone)
+in the middle of a task: the task must end within the lease plus one poll.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live.test_conformance import TASKS_SCENARIOS, _passes_tasks_scenario
+from tests.live.test_tasks_workers import (
+    BOUND,
+    LEASE,
+    PG,
+    _polls_until_ended,
+    _private_database,
+    _start_long_task,
+    get,
+    post,
+    wait_for,
+)
+
+REDIS = "redis://127.0.0.1:6379"
+#: Redis database numbers of this module's own: the shared server's and the
+#: worker-fault tests' (their workers must not take each other's jobs).
+SHARED_DB, FAULTY_DB = 13, 14
+
+
+@contextlib.contextmanager
+def _private_redis(number: int) -> Iterator[str]:
+    """Yield the URL of Redis database ``number``, emptied before and after."""
+    pytest.importorskip("django_tasks_rq", reason="django-tasks-rq is not installed (the rq extra)")
+    import redis
+
+    url = f"{REDIS}/{number}"
+    connection = redis.Redis.from_url(url, socket_connect_timeout=3)
+    try:
+        connection.flushdb()
+    except redis.exceptions.ConnectionError as exc:
+        pytest.skip(f"Redis is not reachable at {REDIS}: {exc}")
+    try:
+        yield url
+    finally:
+        connection.flushdb()
+        connection.close()
+
+
+@contextlib.contextmanager
+def _rq_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``manage.py rqworker`` until the block ends; stop and reap it."""
+    from tests.conftest import ROOT, _stop
+
+    # django-tasks-rq's job class runs the Task object rq finds by dotted path.
+    command = [
+        sys.executable,
+        "testproject/manage.py",
+        "rqworker",
+        "default",
+        "--job-class",
+        "django_tasks_rq.Job",
+    ]
+    with log_path.open("wb") as log:  # the child writes through its own copy
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield process
+    finally:
+        _stop(process, kill=False)
+
+
+@contextlib.contextmanager
+def _rq_site(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    logs: Path,
+    redis_db: int,
+    **extra_env: str,
+) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+    """Run one uvicorn process and one rq worker on private databases.
+
+    Yield the web URL, the PostgreSQL database and the worker process.
+    """
+    from tests.conftest import _free_port, migrate, uvicorn_command
+
+    with _private_redis(redis_db) as redis_url, _private_database() as database:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "testproject.settings",
+            "DJANGO_MCP_PG_NAME": database,
+            "DJANGO_MCP_TASKS": "rq",
+            "DJANGO_MCP_RQ_URL": redis_url,
+            **extra_env,
+        }
+        migrate(env)
+        port = _free_port()
+        with (
+            start_server(uvicorn_command(port), port=port, log_path=logs / "web.log", env=env),
+            _rq_worker(env, logs / "rqworker.log") as worker,
+        ):
+            yield f"http://127.0.0.1:{port}", database, worker
+
+
+@pytest.fixture(scope="module")
+def rq_site(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+    """The server and rq worker this module's tests share."""
+    with _rq_site(start_server, tmp_path_factory.mktemp("tasks-rq"), SHARED_DB) as site:
+        yield site
+
+
+def _children(pid: int) -> list[int]:
+    """Return the ids of process ``pid``'s children (Linux's /proc)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if not children.exists():
+        pytest.skip("no /proc/<pid>/task/<pid>/children here: the work horse cannot be found")
+    return [int(child) for child in children.read_text().split()]
+
+
+def _job_id(database: str, task_id: str) -> str:
+    psycopg = pytest.importorskip("psycopg")
+    with psycopg.connect(**{**PG, "dbname": database}) as connection:
+        row = connection.execute("SELECT job_id FROM django_mcp_mcptask WHERE id = %s", (task_id,)).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def _rq_job_status(redis_db: int, job_id: str, awaited: str) -> str:
+    """Return the status of rq job ``job_id`` once it is ``awaited`` (bounded: else the last one)."""
+    import redis
+    from rq.job import Job
+
+    with redis.Redis.from_url(f"{REDIS}/{redis_db}") as connection:
+        job = Job.fetch(job_id, connection=connection)
+        deadline = time.monotonic() + BOUND
+        while (status := job.get_status(refresh=True)) != awaited and time.monotonic() < deadline:
+            time.sleep(0.1)
+    return str(getattr(status, "value", status))  # a JobStatus, a str enum
+
+
+def test_a_task_is_run_by_the_rq_worker(rq_site: tuple[str, str, subprocess.Popen[bytes]]) -> None:
+    import redis
+    from rq.job import Job
+
+    base, database, _worker = rq_site
+    created = post(
+        base,
+        "tools/call",
+        {"name": "slow_compute", "arguments": {"seconds": 1, "label": "x"}},
+        name="slow_compute",
+    )
+    done = wait_for(lambda: (state := get(base, created["taskId"]))["status"] == "completed" and state)
+
+    job_id = _job_id(database, created["taskId"])
+
+    assert done["result"]["content"] == [{"type": "text", "text": "Computed x in 1 s"}]
+    assert _rq_job_status(SHARED_DB, job_id, "finished") == "finished"
+    with redis.Redis.from_url(f"{REDIS}/{SHARED_DB}") as connection:
+        job = Job.fetch(job_id, connection=connection)
+    assert job.func_name == "django_mcp.tasks.framework.run_tool_task"
+    assert job.worker_name  # an rq worker took it
+
+
+@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
+def test_official_tasks_extension_scenario_passes_on_rq(
+    scenario: str, rq_site: tuple[str, str, subprocess.Popen[bytes]], node_bin: Path, tmp_path: Path
+) -> None:
+    base, _database, _worker = rq_site
+    _passes_tasks_scenario(scenario, base, node_bin, tmp_path)
+
+
+def test_a_task_whose_rq_worker_is_killed_fails_within_the_lease_and_one_poll(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+) -> None:
+    with _rq_site(start_server, tmp_path, FAULTY_DB, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as site:
+        base, _database, worker = site
+        created = _start_long_task(base)
+        interval = created["pollIntervalMs"] / 1000
+
+        # The worker and its work horse, which runs the job (rq starts it in
+        # a session of its own: it would outlive its worker, finish the task).
+        horses = _children(worker.pid)
+        assert horses, "the worker runs no work horse"
+        for pid in [worker.pid, *horses]:
+            os.kill(pid, signal.SIGKILL)
+        worker.wait(timeout=BOUND)
+        ended, polls = _polls_until_ended(base, created["taskId"], interval)
+
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
+    # The lease lasts LEASE seconds from its last renewal, made at most
+    # LEASE / 3 before the kill: the polls at pollIntervalMs see its end
+    # within the lease plus one poll.
+    assert polls <= math.ceil(LEASE / interval) + 1
+
+
+def test_a_task_whose_work_horse_alone_is_killed_fails_within_the_lease_and_one_poll(
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+) -> None:
+    with _rq_site(start_server, tmp_path, FAULTY_DB, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as site:
+        base, database, worker = site
+        created = _start_long_task(base)
+        interval = created["pollIntervalMs"] / 1000
+
+        # Only the horse, as the kernel's out-of-memory killer may: its
+        # worker lives on and marks the job failed; the task learns it from
+        # the lease its horse no longer renews.
+        horses = _children(worker.pid)
+        assert horses, "the worker runs no work horse"
+        for pid in horses:
+            os.kill(pid, signal.SIGKILL)
+        ended, polls = _polls_until_ended(base, created["taskId"], interval)
+        job_status = _rq_job_status(FAULTY_DB, _job_id(database, created["taskId"]), "failed")
+        worker_alive = worker.poll() is None
+
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
+    assert polls <= math.ceil(LEASE / interval) + 1
+    assert job_status == "failed"
+    assert worker_alive
