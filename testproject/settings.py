@@ -121,8 +121,9 @@ if os.environ.get("DJANGO_MCP_PG_NAME"):
 # process, django_mcp's default. Under pytest, in-process tests run them
 # inside the request (the immediate backend of Django 6's Tasks framework,
 # else of the django-tasks backport); DJANGO_MCP_TASKS=database stores them
-# with django-tasks-db for `manage.py db_worker` processes, =immediate and
-# =pool choose the others explicitly.
+# with django-tasks-db for `manage.py db_worker` processes, =celery hands
+# them to Celery workers (testproject/celery_app.py), =immediate and =pool
+# choose the others explicitly.
 if importlib.util.find_spec("django_tasks_db") is not None:
     INSTALLED_APPS.append("django_tasks_db")
 _TASKS_MODE = os.environ.get("DJANGO_MCP_TASKS") or ("immediate" if "pytest" in sys.modules else "pool")
@@ -132,6 +133,23 @@ if _TASKS_MODE == "immediate":
     TASKS = {"default": {"BACKEND": f"{_TASKS_PACKAGE}.backends.immediate.ImmediateBackend"}}
 elif _TASKS_MODE == "database":
     TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+elif _TASKS_MODE == "celery":
+    # django-tasks-celery (Django 6) hands jobs to the Celery app of
+    # testproject/celery_app.py; its workers run them. The McpTask rows are the
+    # truth for tasks/get, so no Celery result backend is needed.
+    TASKS = {
+        "default": {
+            "BACKEND": "django_tasks_celery.CeleryBackend",
+            "OPTIONS": {"CELERY_APP": "testproject.celery_app.app"},
+        }
+    }
+    CELERY_BROKER_URL = os.environ.get("DJANGO_MCP_CELERY_BROKER_URL", "redis://127.0.0.1:6379/13")
+    # Each test's web process and worker share a key prefix of their own, so
+    # two runs on one Redis never take each other's jobs.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": os.environ.get("DJANGO_MCP_CELERY_PREFIX", "")}
+    CELERY_TASK_SERIALIZER = "json"
+    # No result backend: silence the backend's warnings about get_result().
+    SILENCED_SYSTEM_CHECKS = ["django_tasks_celery.W001", "django_tasks_celery.W002"]
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # The worker-fault tests (tests/live/test_tasks_workers.py) shorten task leases.
