@@ -122,7 +122,8 @@ if os.environ.get("DJANGO_MCP_PG_NAME"):
 # inside the request (the immediate backend of Django 6's Tasks framework,
 # else of the django-tasks backport); DJANGO_MCP_TASKS=database stores them
 # with django-tasks-db for `manage.py db_worker` processes, =rq in Redis for
-# `manage.py rqworker` processes, =immediate and =pool choose the others
+# `manage.py rqworker` processes, =celery hands them to Celery workers
+# (testproject/celery_app.py), =immediate and =pool choose the others
 # explicitly.
 if importlib.util.find_spec("django_tasks_db") is not None:
     INSTALLED_APPS.append("django_tasks_db")
@@ -137,8 +138,25 @@ elif _TASKS_MODE == "rq":
     # django-tasks-rq: jobs in Redis (DJANGO_MCP_RQ_URL, else a database
     # number of its own on the local server), run by `manage.py rqworker`.
     INSTALLED_APPS.append("django_rq")
-    RQ_QUEUES = {"default": {"URL": os.environ.get("DJANGO_MCP_RQ_URL", "redis://127.0.0.1:6379/13")}}
+    RQ_QUEUES = {"default": {"URL": os.environ.get("DJANGO_MCP_RQ_URL", "redis://127.0.0.1:6379/10")}}
     TASKS = {"default": {"BACKEND": "django_tasks_rq.RQBackend", "QUEUES": ["default"]}}
+elif _TASKS_MODE == "celery":
+    # django-tasks-celery (Django 6) hands jobs to the Celery app of
+    # testproject/celery_app.py; its workers run them. The McpTask rows are the
+    # truth for tasks/get, so no Celery result backend is needed.
+    TASKS = {
+        "default": {
+            "BACKEND": "django_tasks_celery.CeleryBackend",
+            "OPTIONS": {"CELERY_APP": "testproject.celery_app.app"},
+        }
+    }
+    CELERY_BROKER_URL = os.environ.get("DJANGO_MCP_CELERY_BROKER_URL", "redis://127.0.0.1:6379/12")
+    # Each test's web process and worker share a key prefix of their own, so
+    # two runs on one Redis never take each other's jobs.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": os.environ.get("DJANGO_MCP_CELERY_PREFIX", "")}
+    CELERY_TASK_SERIALIZER = "json"
+    # No result backend: silence the backend's warnings about get_result().
+    SILENCED_SYSTEM_CHECKS = ["django_tasks_celery.W001", "django_tasks_celery.W002"]
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # The worker-fault tests (tests/live/test_tasks_workers.py) shorten task leases.

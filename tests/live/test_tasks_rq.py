@@ -47,7 +47,7 @@ from tests.live.test_tasks_workers import (
 REDIS = "redis://127.0.0.1:6379"
 #: Redis database numbers of this module's own: the shared server's and the
 #: worker-fault tests' (their workers must not take each other's jobs).
-SHARED_DB, FAULTY_DB = 13, 14
+SHARED_DB, FAULTY_DB = 10, 11
 
 
 @contextlib.contextmanager
