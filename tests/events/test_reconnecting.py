@@ -18,6 +18,8 @@ from django_mcp.events._reconnecting import Reconnecting, close_quietly
 from django_mcp.events.base import EventsLost, EventsUnavailable
 from django_mcp.events.memory import MemoryEventBackend
 
+WAIT = 5.0  # seconds: bound of every wait (each step takes a few loop turns)
+
 
 class _Backend:
     def __init__(self) -> None:
@@ -74,7 +76,7 @@ async def test_a_failed_first_attempt_refuses_listeners_with_its_reason_then_the
     backend = _Backend()
     subscription = _Fake(backend, asyncio.get_running_loop(), ["fail", "ok"])
 
-    await subscription.tried.wait()
+    await asyncio.wait_for(subscription.tried.wait(), WAIT)
     refused = subscription.reason
     await _turns()
 
@@ -96,9 +98,9 @@ async def test_a_lost_connection_ends_the_loops_listeners_and_is_restored() -> N
     async with backend._local.listen() as events:
         backend._local.deliver(Event("server", "tools"), loop=loop)
         subscription.drop.set()
-        received = await anext(events)
+        received = await asyncio.wait_for(anext(events), WAIT)
         with pytest.raises(EventsLost, match="the fake broker was lost"):
-            await anext(events)
+            await asyncio.wait_for(anext(events), WAIT)
     await _turns()
 
     assert received == Event("server", "tools")
