@@ -163,6 +163,13 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 if os.environ.get("DJANGO_MCP_TASK_LEASE_TIMEOUT"):
     MCP_TASK_LEASE_TIMEOUT = float(os.environ["DJANGO_MCP_TASK_LEASE_TIMEOUT"])
 
+# The scale-out benchmark (tests/bench/scale_out.py) creates hundreds of
+# tasks from one anonymous address: it lifts the per-caller task quotas.
+if os.environ.get("DJANGO_MCP_NO_TASK_QUOTAS"):
+    MCP_MAX_TASKS_PER_CLIENT = None
+    MCP_MAX_TASKS_PER_ANONYMOUS_CLIENT = None
+    MCP_TASK_RATE_LIMIT = None
+
 # Several worker processes sharing one Redis (tests/live/test_workers.py,
 # tests/bench/multi_worker.py): change events and 2025-11-25 sessions go
 # through it.

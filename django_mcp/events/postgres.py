@@ -53,9 +53,7 @@ import contextlib
 import functools
 import hashlib
 import logging
-import math
 import queue
-import random
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -68,6 +66,7 @@ from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace
 from django_mcp.events import Event
+from django_mcp.events._reconnecting import Reconnecting, close_quietly
 from django_mcp.events.base import EventBackend, EventsUnavailable
 from django_mcp.events.memory import MemoryEventBackend
 
@@ -279,91 +278,45 @@ def _connection_params(alias: str) -> dict[str, Any]:
     return params
 
 
-class _Subscription:
+class _Subscription(Reconnecting):
     """One event loop's ``LISTEN`` connection, restored while the loop runs."""
 
-    def __init__(self, backend: PostgresEventBackend, loop: asyncio.AbstractEventLoop) -> None:
-        self.backend = backend
-        self.loop = loop
-        #: Set while listening; cleared the moment the connection is lost.
-        self.up = asyncio.Event()
-        #: Set once the first attempt to listen succeeded or failed.
-        self.tried = asyncio.Event()
-        #: Failed attempts since listening last worked.
-        self.failures = 0
-        self.reason = "the PostgreSQL LISTEN connection is starting"
-        #: ``loop.time()`` of the next attempt to listen.
-        self.retry_at = 0.0
-        self.task = loop.create_task(self._run(), name="django_mcp PostgreSQL LISTEN")
+    task_name = "django_mcp PostgreSQL LISTEN"
+    starting = "the PostgreSQL LISTEN connection is starting"
+    failed = "the PostgreSQL LISTEN connection failed ({error})"
+    back = "The MCP PostgreSQL LISTEN connection is back after %d attempts"
+    lost = "The MCP PostgreSQL LISTEN connection was lost (%s); ending its streams"
+    ended = "the connection to PostgreSQL was lost"
+    retrying = "Could not LISTEN for MCP events in PostgreSQL (%s); retrying"
 
-    def require(self) -> None:
-        """Raise ``EventsUnavailable`` unless listening now."""
-        if not self.up.is_set():
-            retry_after = max(1, math.ceil(self.retry_at - self.loop.time()))
-            raise EventsUnavailable(self.reason, retry_after=retry_after)
+    backend: PostgresEventBackend
 
-    async def _run(self) -> None:
-        try:
-            while True:
-                await self._serve()
-                self.failures += 1
-                delay = min(RECONNECT_MAX, RECONNECT_MIN * 2 ** (self.failures - 1))
-                delay *= random.uniform(0.5, 1.0)  # noqa: S311 - jitter, not cryptography
-                self.retry_at = self.loop.time() + delay
-                await asyncio.sleep(delay)
-        finally:
-            self.up.clear()
-            self.backend._forget(self)
+    def _backoff(self) -> tuple[float, float]:
+        return RECONNECT_MIN, RECONNECT_MAX
 
-    async def _serve(self) -> None:
-        """Listen and deliver notifications until the connection fails."""
+    async def _connect(self, closing: contextlib.AsyncExitStack) -> Any:
+        """Connect in autocommit and ``LISTEN``; return the connection."""
         import psycopg
         from psycopg import sql
 
-        connection: psycopg.AsyncConnection[Any] | None = None
-        try:
-            params = _connection_params(self.backend.alias)
-            async with asyncio.timeout(CONNECT_TIMEOUT + LISTEN_WAIT):
-                connection = await psycopg.AsyncConnection.connect(**params, autocommit=True)
-            async with asyncio.timeout(LISTEN_WAIT):
-                await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.backend.channel)))
-            if self.failures:
-                logger.warning(
-                    "The MCP PostgreSQL LISTEN connection is back after %d attempts", self.failures
-                )
-            self.failures = 0
-            self.up.set()
-            self.tried.set()
-            while True:
-                idle = True
-                async for notify in connection.notifies(timeout=PING_INTERVAL):
-                    idle = False
-                    self._deliver(notify.payload)
-                if idle:
-                    async with asyncio.timeout(LISTEN_WAIT):
-                        await connection.execute("SELECT 1")
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # psycopg.Error, OSError, a timeout: all mean "lost"
-            self._lost(exc)
-        finally:
-            if connection is not None:
-                with contextlib.suppress(Exception):
-                    await connection.close()
+        params = _connection_params(self.backend.alias)
+        async with asyncio.timeout(CONNECT_TIMEOUT + LISTEN_WAIT):
+            connection = await psycopg.AsyncConnection.connect(**params, autocommit=True)
+        closing.push_async_callback(close_quietly, connection.close)
+        async with asyncio.timeout(LISTEN_WAIT):
+            await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.backend.channel)))
+        return connection
 
-    def _lost(self, exc: BaseException) -> None:
-        was_up = self.up.is_set()
-        self.up.clear()
-        self.tried.set()
-        self.reason = f"the PostgreSQL LISTEN connection failed ({type(exc).__name__})"
-        if was_up:
-            logger.warning("The MCP PostgreSQL LISTEN connection was lost (%s); ending its streams", exc)
-            # Events sent from now on are lost for them: end them now.
-            self.backend._local.end_listeners("the connection to PostgreSQL was lost", loop=self.loop)
-        elif self.failures == 0:
-            logger.warning("Could not LISTEN for MCP events in PostgreSQL (%s); retrying", exc)
-        else:
-            logger.debug("Could not LISTEN for MCP events in PostgreSQL (%s); retrying", exc)
+    async def _receive(self, connection: Any) -> None:
+        """Deliver notifications until the connection fails; query it when idle."""
+        while True:
+            idle = True
+            async for notify in connection.notifies(timeout=PING_INTERVAL):
+                idle = False
+                self._deliver(notify.payload)
+            if idle:
+                async with asyncio.timeout(LISTEN_WAIT):
+                    await connection.execute("SELECT 1")
 
     def _deliver(self, payload: str) -> None:
         backend = self.backend

@@ -49,9 +49,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import math
 import queue
-import random
 import secrets
 import threading
 import time
@@ -64,6 +62,7 @@ from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace, get_setting
 from django_mcp.events import Event, handle_forwarded
+from django_mcp.events._reconnecting import Reconnecting, close_quietly
 from django_mcp.events.base import EventBackend, EventsUnavailable, ForwardFailed
 from django_mcp.events.memory import MemoryEventBackend
 
@@ -313,55 +312,37 @@ def _resolve(future: asyncio.Future[bool], *, outcome: bool) -> None:
         future.set_result(outcome)
 
 
-class _Subscription:
+class _Subscription(Reconnecting):
     """One event loop's subscription to both channels, restored while the loop runs."""
 
+    task_name = "django_mcp Redis subscription"
+    starting = "the Redis subscription is starting"
+    failed = "the connection to Redis failed ({error})"
+    back = "The MCP Redis event subscription is back after %d attempts"
+    lost = "The MCP Redis event subscription was lost (%s); ending its streams"
+    ended = "the connection to Redis was lost"
+    retrying = "Could not subscribe to MCP events in Redis (%s); retrying"
+
+    backend: RedisEventBackend
+
     def __init__(self, backend: RedisEventBackend, loop: asyncio.AbstractEventLoop) -> None:
-        self.backend = backend
-        self.loop = loop
         #: Identifies this subscription in replies to forwarded messages.
         self.id = secrets.token_hex(6)
-        #: Set while subscribed; cleared the moment the subscription is lost.
-        self.up = asyncio.Event()
-        #: Set once the first attempt to subscribe succeeded or failed.
-        self.tried = asyncio.Event()
-        #: Failed attempts since the subscription last worked.
-        self.failures = 0
-        self.reason = "the Redis subscription is starting"
-        #: ``loop.time()`` of the next attempt to subscribe.
-        self.retry_at = 0.0
-        self.task = loop.create_task(self._run(), name="django_mcp Redis subscription")
+        super().__init__(backend, loop)
 
-    def require(self) -> None:
-        """Raise ``EventsUnavailable`` unless subscribed now."""
-        if not self.up.is_set():
-            retry_after = max(1, math.ceil(self.retry_at - self.loop.time()))
-            raise EventsUnavailable(self.reason, retry_after=retry_after)
+    def _backoff(self) -> tuple[float, float]:
+        return RECONNECT_MIN, RECONNECT_MAX
 
-    async def _run(self) -> None:
-        try:
-            while True:
-                await self._serve()
-                self.failures += 1
-                delay = min(RECONNECT_MAX, RECONNECT_MIN * 2 ** (self.failures - 1))
-                delay *= random.uniform(0.5, 1.0)  # noqa: S311 - jitter, not cryptography
-                self.retry_at = self.loop.time() + delay
-                await asyncio.sleep(delay)
-        finally:
-            self.up.clear()
-            self.backend._forget(self)
-
-    async def _serve(self) -> None:
-        """Subscribe and deliver messages until the subscription fails."""
+    async def _connect(self, closing: contextlib.AsyncExitStack) -> Any:
+        """Subscribe to both channels; return the subscription."""
         import redis.asyncio
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        backend = self.backend
         # No retries inside redis-py: a reconnection there would hide the
         # events lost meanwhile, which is what ends the streams here.
         client = redis.asyncio.Redis.from_url(
-            backend.url,
+            self.backend.url,
             socket_connect_timeout=LISTEN_WAIT,
             socket_timeout=LISTEN_WAIT,
             socket_keepalive=True,
@@ -371,33 +352,25 @@ class _Subscription:
         # releases (aclose() untyped before 8.2), and an ignore that one
         # release needs is an unused ignore under the next.
         pubsub: Any = client.pubsub()
-        try:
-            await self._subscribe(pubsub)
-            if self.failures:
-                logger.warning("The MCP Redis event subscription is back after %d attempts", self.failures)
-            self.failures = 0
-            self.up.set()
-            self.tried.set()
+        closing.push_async_callback(close_quietly, client.aclose)  # pushed first: closed last
+        closing.push_async_callback(close_quietly, pubsub.aclose)
+        await self._subscribe(pubsub)
+        return pubsub
+
+    async def _receive(self, pubsub: Any) -> None:
+        """Deliver messages until the subscription fails; PING Redis when idle."""
+        pinged = False
+        while True:
+            message = await pubsub.get_message(timeout=PING_INTERVAL)
+            if message is None:
+                if pinged:
+                    raise ConnectionError(f"Redis did not answer a PING within {PING_INTERVAL:g} s")
+                await pubsub.ping()
+                pinged = True
+                continue
             pinged = False
-            while True:
-                message = await pubsub.get_message(timeout=PING_INTERVAL)
-                if message is None:
-                    if pinged:
-                        raise ConnectionError(f"Redis did not answer a PING within {PING_INTERVAL:g} s")
-                    await pubsub.ping()
-                    pinged = True
-                    continue
-                pinged = False
-                if message["type"] == "message":
-                    self._deliver(message["channel"], message["data"])
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # redis.RedisError, OSError, a timeout: all mean "lost"
-            self._lost(exc)
-        finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
-                await client.aclose()
+            if message["type"] == "message":
+                self._deliver(message["channel"], message["data"])
 
     async def _subscribe(self, pubsub: Any) -> None:
         """Subscribe to both channels; return once Redis confirmed both."""
@@ -409,20 +382,6 @@ class _Subscription:
                 message = await pubsub.get_message(timeout=LISTEN_WAIT)
                 if message is not None and message["type"] == "subscribe":
                     channels.discard(message["channel"])
-
-    def _lost(self, exc: BaseException) -> None:
-        was_up = self.up.is_set()
-        self.up.clear()
-        self.tried.set()
-        self.reason = f"the connection to Redis failed ({type(exc).__name__})"
-        if was_up:
-            logger.warning("The MCP Redis event subscription was lost (%s); ending its streams", exc)
-            # Events published from now on are lost for them: end them now.
-            self.backend._local.end_listeners("the connection to Redis was lost", loop=self.loop)
-        elif self.failures == 0:
-            logger.warning("Could not subscribe to MCP events in Redis (%s); retrying", exc)
-        else:
-            logger.debug("Could not subscribe to MCP events in Redis (%s); retrying", exc)
 
     def _deliver(self, channel: bytes, data: bytes) -> None:
         backend = self.backend
