@@ -25,7 +25,7 @@ from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import legacy_context, modern_context
 from django_mcp.dispatcher.sessions import LocalSession
-from django_mcp.events import Event, EventBackend, EventsLost
+from django_mcp.events import Event, EventBackend, EventsLost, Interest
 from django_mcp.exceptions import InternalError, NotificationsUnavailable
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
@@ -307,7 +307,7 @@ class LostBackend(EventBackend):
     """An event backend whose listeners lose their events after one."""
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
             yield Event(WatchedServer.compiled().key, "tools")
             raise EventsLost("the broker went away")
