@@ -245,6 +245,34 @@ async def test_legacy_session_stream_delivers_only_updates_its_caller_may_read(u
     }
 
 
+async def test_a_legacy_stream_follows_its_sessions_later_subscribe_and_unsubscribe() -> None:
+    session = LocalSession(version="2025-11-25", capabilities={})
+    reads = 0
+
+    async def current() -> LocalSession:
+        nonlocal reads
+        reads += 1
+        return session
+
+    stream = Dispatcher(WatchedServer.compiled()).session_notifications(current)
+    assert await asyncio.wait_for(anext(stream), timeout=2) == b""
+    await session.subscribe("demo://items/1")
+    await LocalSession(version="2025-11-25", capabilities={}).subscribe("demo://open")  # another session's
+    django_mcp.resource_updated(WatchedServer, "demo://open")
+    django_mcp.resource_updated(WatchedServer, "demo://items/1")
+    first = await _next(stream)
+    await session.unsubscribe("demo://items/1")
+    for _ in range(20):
+        django_mcp.resource_updated(WatchedServer, "demo://items/1")
+    django_mcp.tools_changed(WatchedServer)
+    second = await _next(stream)
+    await stream.aclose()
+
+    assert first["params"] == {"uri": "demo://items/1"}
+    assert second["method"] == "notifications/tools/list_changed"
+    assert reads == 3  # to listen, once listening, for the first readability check: never per event
+
+
 # ------------------------------------------------ streams the server ends
 
 
