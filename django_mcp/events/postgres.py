@@ -9,7 +9,8 @@ backend: a worker that is down misses events, and clients re-list when
 their stream ends.
 
 **What is sent.** An event is small: a server key, a kind and a task id or
-a resource URI, sent as the ``NOTIFY`` payload itself (the JSON the Redis
+a resource URI (plus a session id for a 2025-11-25 session's subscribe),
+sent as the ``NOTIFY`` payload itself (the JSON the Redis
 backend sends), so no table is written and nothing needs pruning. A task
 event carries only the task's id: listeners re-read the task's row. The
 channel is ``django_mcp:<namespace>`` (``get_event_namespace()``; ``NOTIFY``
