@@ -40,7 +40,6 @@ from django.core.cache import caches
 
 from django_mcp._sync import sync_or_async
 from django_mcp.dispatcher.codec import encoded_size
-from django_mcp.dispatcher.subscriptions import watches
 from django_mcp.events import session_subscriptions_changed
 from django_mcp.exceptions import InvalidParams, SessionBusy
 
@@ -100,10 +99,6 @@ class SessionState:
         session_id = getattr(self, "id", None)
         if session_id is not None:
             session_subscriptions_changed(session_id, uri, subscribed=subscribed)
-
-    def watches(self, uri: str) -> bool:
-        """Return True when ``uri`` or a parent of it is subscribed."""
-        return watches(self.subscriptions, uri)
 
     async def save(self) -> None:
         """Persist a change (nothing to do for an in-memory session)."""

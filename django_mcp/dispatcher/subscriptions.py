@@ -29,6 +29,11 @@ changes for advertised features, resource updates for subscribed URIs and
 their sub-resources (2025-11-25 server/resources), each only when the
 stream's caller may read the updated URI.
 
+Each stream listens with an ``Interest`` (what its filter or session asked
+for), so the event backend hands it only the events it concerns. A session
+is read when its stream starts; its later ``resources/subscribe`` and
+``resources/unsubscribe`` reach the stream as events, from any worker.
+
 Readability is decided once per URI for the life of a stream (at most
 ``MAX_VERDICTS`` remembered at a time).
 
@@ -297,22 +302,21 @@ async def session_notifications(
         session = await current()
         if session is None:
             return
-        watched = set(session.subscriptions)
+        interest = dataclasses.replace(interest, uris=frozenset(session.subscriptions))
         want = getattr(events, "want", None)  # a backend may not route by interest
         if want is not None:
-            want(dataclasses.replace(interest, uris=frozenset(watched)))
+            want(interest)
         yield b""
         try:
             async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
-                if event.kind in ("subscribed", "unsubscribed"):
-                    if event.session == interest.session and event.uri is not None:
-                        (watched.add if event.kind == "subscribed" else watched.discard)(event.uri)
-                elif not _for_session(event, compiled.key, offered):
+                # The backend's index applied it already; this stream's copy follows, in order.
+                interest = interest.after(event)
+                if not _for_session(event, compiled.key, offered):
                     continue
-                elif event.kind != "resource_updated":
+                if event.kind != "resource_updated":
                     yield encode_notification(offered[event.kind])
-                elif event.uri is not None and watches(watched, event.uri) and await may_read(event.uri):
-                    yield encode_notification("notifications/resources/updated", {"uri": event.uri})
+                elif (uri := event.uri) is not None and watches(interest.uris, uri) and await may_read(uri):
+                    yield encode_notification("notifications/resources/updated", {"uri": uri})
         except EventsLost as lost:
             logger.info("A 2025-11-25 session stream ended: %s", lost.reason)
 
