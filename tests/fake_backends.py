@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Final
 
-from django_mcp.events import Event, EventBackend, EventsUnavailable
+from django_mcp.events import Event, EventBackend, EventsUnavailable, Interest
 
 RETRY_AFTER: Final = 7
 """Seconds ``DownBackend`` says to wait before listening again."""
@@ -20,7 +20,7 @@ class DownBackend(EventBackend):
     """An event backend that cannot deliver at all (its broker is down)."""
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         """Refuse to listen."""
         raise EventsUnavailable("the broker is down", retry_after=RETRY_AFTER)
         yield  # pragma: no cover - makes this an async generator

@@ -40,7 +40,7 @@ from django.core.cache import caches
 
 from django_mcp._sync import sync_or_async
 from django_mcp.dispatcher.codec import encoded_size
-from django_mcp.dispatcher.subscriptions import watches
+from django_mcp.events import session_subscriptions_changed
 from django_mcp.exceptions import InvalidParams, SessionBusy
 
 __all__ = [
@@ -84,16 +84,21 @@ class SessionState:
         if uri not in self.subscriptions:
             self.subscriptions.append(uri)
             await self.save()
+        self._announce(uri, subscribed=True)
 
     async def unsubscribe(self, uri: str) -> None:
         """Stop the notifications for ``uri``."""
         if uri in self.subscriptions:
             self.subscriptions.remove(uri)
             await self.save()
+        self._announce(uri, subscribed=False)
 
-    def watches(self, uri: str) -> bool:
-        """Return True when ``uri`` or a parent of it is subscribed."""
-        return watches(self.subscriptions, uri)
+    def _announce(self, uri: str, *, subscribed: bool) -> None:
+        # The session's stream reads the session only when it starts: a
+        # change reaches it as an event, from whichever process served it.
+        session_id = getattr(self, "id", None)
+        if session_id is not None:
+            session_subscriptions_changed(session_id, uri, subscribed=subscribed)
 
     async def save(self) -> None:
         """Persist a change (nothing to do for an in-memory session)."""
@@ -102,6 +107,9 @@ class SessionState:
 @dataclasses.dataclass(slots=True)
 class LocalSession(SessionState):
     """The one 2025-11-25 session of a STDIO process, kept in memory."""
+
+    #: Names the session in its (un)subscribe events: random, as processes may share a backend.
+    id: str = dataclasses.field(default_factory=lambda: secrets.token_hex(16))
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)
@@ -220,6 +228,7 @@ class LegacySession(SessionState):
             return True
 
         await self._change(change)
+        self._announce(uri, subscribed=True)
 
     async def unsubscribe(self, uri: str) -> None:
         """Stop the notifications for ``uri``."""
@@ -231,6 +240,7 @@ class LegacySession(SessionState):
             return True
 
         await self._change(change)
+        self._announce(uri, subscribed=False)
 
     async def save(self) -> None:
         """Store this object's state, renewing the idle timeout, unless the session is gone."""

@@ -29,6 +29,11 @@ changes for advertised features, resource updates for subscribed URIs and
 their sub-resources (2025-11-25 server/resources), each only when the
 stream's caller may read the updated URI.
 
+Each stream listens with an ``Interest`` (what its filter or session asked
+for), so the event backend hands it only the events it concerns. A session
+is read when its stream starts; its later ``resources/subscribe`` and
+``resources/unsubscribe`` reach the stream as events, from any worker.
+
 Readability is decided once per URI for the life of a stream (at most
 ``MAX_VERDICTS`` remembered at a time).
 
@@ -48,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Final
@@ -58,7 +64,7 @@ from django_mcp.dispatcher.closing import CLOSING, abandon
 from django_mcp.dispatcher.codec import encode_notification, encode_response
 from django_mcp.dispatcher.extensions import declared, missing_extension, task_support
 from django_mcp.dispatcher.extensions import offered as offers_extension
-from django_mcp.events import Event, EventsLost, EventsUnavailable, get_backend
+from django_mcp.events import Event, EventsLost, EventsUnavailable, Interest, get_backend
 from django_mcp.exceptions import InvalidParams, NotificationsUnavailable
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
@@ -229,9 +235,10 @@ async def listen(
     offered = _offered(compiled)
     lists = {kind: offered[kind] for flag, kind in _LIST_FLAGS.items() if honoured.get(flag)}
     watched = honoured.get("resourceSubscriptions") or ()
+    interest = Interest(compiled.key, frozenset(lists), frozenset(watched), tasks)
     reason = "the server is shutting down"
     async with contextlib.AsyncExitStack() as stack:
-        events = await _listening(stack)
+        events = await _listening(stack, interest)
         # Acknowledge only once listening, so no change can slip between.
         yield encode_notification(
             "notifications/subscriptions/acknowledged", {"notifications": honoured, "_meta": meta}
@@ -274,36 +281,50 @@ async def session_notifications(
 ) -> AsyncIterator[bytes]:
     """Yield a 2025-11-25 session's change notifications (no subscription ids).
 
-    ``current()`` returns the session as it is now (its subscriptions may
-    change while the stream is open), or None once it has ended, which ends
-    the stream at the next event. An empty item is yielded once listening,
-    so the transport can flush its headers. ``readable(uri)`` tells whether
-    the stream's caller may read an updated URI.
+    ``current()`` returns the session as it is now, or None once it has
+    ended; it is read when the stream starts, not per event: the session's
+    later ``resources/subscribe`` and ``resources/unsubscribe`` calls reach
+    the stream as events, from whichever process served them. An empty item
+    is yielded once listening, so the transport can flush its headers.
+    ``readable(uri)`` tells whether the stream's caller may read an updated
+    URI.
     """
     offered = _offered(compiled)
     may_read = _Verdicts(readable)
+    session = await current()
+    if session is None:
+        return
+    interest = Interest(compiled.key, frozenset(offered), session=session.id)
     async with contextlib.AsyncExitStack() as stack:
-        events = await _listening(stack)
+        events = await _listening(stack, interest)
+        # Read again once listening: a subscribe stored before this read is
+        # in it, one stored after it arrives as an event.
+        session = await current()
+        if session is None:
+            return
+        interest = dataclasses.replace(interest, uris=frozenset(session.subscriptions))
+        want = getattr(events, "want", None)  # a backend may not route by interest
+        if want is not None:
+            want(interest)
         yield b""
         try:
             async for event in await stack.enter_async_context(contextlib.aclosing(_until_closing(events))):
+                # The backend's index applied it already; this stream's copy follows, in order.
+                interest = interest.after(event)
                 if not _for_session(event, compiled.key, offered):
                     continue
-                session = await current()
-                if session is None:
-                    return
                 if event.kind != "resource_updated":
                     yield encode_notification(offered[event.kind])
-                elif event.uri is not None and session.watches(event.uri) and await may_read(event.uri):
-                    yield encode_notification("notifications/resources/updated", {"uri": event.uri})
+                elif (uri := event.uri) is not None and watches(interest.uris, uri) and await may_read(uri):
+                    yield encode_notification("notifications/resources/updated", {"uri": uri})
         except EventsLost as lost:
             logger.info("A 2025-11-25 session stream ended: %s", lost.reason)
 
 
-async def _listening(stack: contextlib.AsyncExitStack) -> AsyncIterator[Event]:
-    """Start listening for the life of ``stack``; refuse while the backend cannot deliver."""
+async def _listening(stack: contextlib.AsyncExitStack, interest: Interest) -> AsyncIterator[Event]:
+    """Start listening for ``interest`` for the life of ``stack``; refuse while the backend cannot deliver."""
     try:
-        return await stack.enter_async_context(get_backend().listen())
+        return await stack.enter_async_context(get_backend().listen(interest))
     except EventsUnavailable as exc:
         logger.warning("Refused an MCP event stream: %s", exc.reason)
         raise NotificationsUnavailable(retry_after=exc.retry_after) from None

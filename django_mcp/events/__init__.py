@@ -6,7 +6,9 @@ code, sync or async, in any worker; ``task_changed(task_id)`` is what every
 change of an MCP task announces (``tasks/store.py``). The configured backend
 (``MCP_EVENT_BACKEND``) carries the event to every process holding
 ``subscriptions/listen`` streams (2026-07-28) or legacy GET streams: the
-in-process default serves a single process, the Redis backend many.
+in-process default serves a single process, the Redis and PostgreSQL
+backends many. In each process an event reaches only the streams whose
+``Interest`` (given to ``listen()``) it matches.
 Announcing never blocks on the backend's server for long, and never
 raises because it is unreachable: a change notification is best effort.
 
@@ -31,6 +33,7 @@ from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
 from django_mcp.conf import get_setting
+from django_mcp.events._interest import Interest
 from django_mcp.events.base import EventBackend, EventsLost, EventsUnavailable, ForwardFailed
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "EventsLost",
     "EventsUnavailable",
     "ForwardFailed",
+    "Interest",
     "get_backend",
     "handle_forwarded",
     "on_forwarded",
@@ -46,13 +50,14 @@ __all__ = [
     "resource_updated",
     "resources_changed",
     "server_key",
+    "session_subscriptions_changed",
     "task_changed",
     "tools_changed",
 ]
 
 logger = logging.getLogger(__name__)
 
-EventKind = Literal["tools", "prompts", "resources", "resource_updated", "task"]
+EventKind = Literal["tools", "prompts", "resources", "resource_updated", "task", "subscribed", "unsubscribed"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -61,12 +66,15 @@ class Event:
 
     A task event names its task by ``task_id`` (unique across servers);
     its ``server`` is empty: the writer of a task row need not know it.
+    ``subscribed``/``unsubscribed`` say that 2025-11-25 ``session``
+    (un)subscribed ``uri``, so its stream, in whichever process, follows.
     """
 
     server: str
     kind: EventKind
     uri: str | None = None
     task_id: str | None = None
+    session: str | None = None
 
 
 def server_key(server: Any) -> str:
@@ -138,6 +146,11 @@ def resources_changed(server: Any) -> None:
 def task_changed(task_id: str) -> None:
     """Announce that MCP task ``task_id`` changed (status, message, outcome)."""
     get_backend().publish(Event("", "task", task_id=task_id))
+
+
+def session_subscriptions_changed(session_id: str, uri: str, *, subscribed: bool) -> None:
+    """Announce that a 2025-11-25 session (un)subscribed ``uri`` (``resources/subscribe``)."""
+    get_backend().publish(Event("", "subscribed" if subscribed else "unsubscribed", uri, session=session_id))
 
 
 def resource_updated(server: Any, uri: str) -> None:

@@ -23,6 +23,7 @@ from django.core.checks import CheckMessage
 
 if TYPE_CHECKING:
     from django_mcp.events import Event
+    from django_mcp.events._interest import Interest
 
 __all__ = ["EventBackend", "EventsLost", "EventsUnavailable", "ForwardFailed"]
 
@@ -62,14 +63,17 @@ class EventBackend:
     forwards: bool = False
 
     def publish(self, event: Event) -> None:
-        """Deliver ``event`` to every listener; callable from sync or async code."""
+        """Deliver ``event`` to every listener it concerns; callable from sync or async code."""
         raise NotImplementedError
 
-    def listen(self) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
+    def listen(self, interest: Interest | None = None) -> AbstractAsyncContextManager[AsyncIterator[Event]]:
         """Return a context manager yielding an async iterator of events.
 
-        Entering it may raise ``EventsUnavailable``; the iterator may raise
-        ``EventsLost``.
+        The iterator yields the events ``interest`` names (None: every
+        event); a backend may yield more (its streams filter again), never
+        fewer. When it offers ``want(interest)``, a stream calls it to
+        change what it asked for. Entering it may raise
+        ``EventsUnavailable``; the iterator may raise ``EventsLost``.
         """
         raise NotImplementedError
 

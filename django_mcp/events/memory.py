@@ -1,9 +1,12 @@
-"""In-process event backend: every listener in this process sees every event.
+"""In-process event backend: each listener of this process gets the events it asked for.
 
 It is the default and needs no service, but events do not cross processes:
 with several workers, use ``django_mcp.events.redis.RedisEventBackend``.
 Publishing is thread-safe: sync code (a sync view, a signal handler, a sync
 tool running in a worker thread) hands events to each listener's loop.
+A listener names what it wants when it starts (an ``Interest``); an event
+is offered only to the listeners filed under its keys (``_interest.Index``),
+so publishing costs the listeners concerned, not every open stream.
 
 Each listener holds at most ``MCP_STREAM_BUFFER`` events its stream has not
 taken yet. One that falls further behind does not silently miss events:
@@ -15,17 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from django_mcp.conf import get_setting
+from django_mcp.events._interest import Index, Interest
 from django_mcp.events.base import EventBackend, EventsLost
 
 if TYPE_CHECKING:
     from django_mcp.events import Event
 
-__all__ = ["MemoryEventBackend"]
+__all__ = ["Listening", "MemoryEventBackend"]
 
 
 class _Listener:
@@ -59,25 +64,38 @@ class _Listener:
 
 
 class MemoryEventBackend(EventBackend):
-    """Fan events out to listeners in this process."""
+    """Fan events out to the listeners of this process that asked for them.
+
+    Each event loop has an ``Index`` of its listeners by interest; an event
+    is routed on the listeners' own loop, so a change of interest carried by
+    an event applies before any later event is routed there.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._listeners: set[_Listener] = set()
+        self._indexes: dict[asyncio.AbstractEventLoop, Index[_Listener]] = {}
 
     def publish(self, event: Event) -> None:
-        """Queue ``event`` for every listener of this process."""
-        for listener in self._snapshot():
+        """Queue ``event`` for the listeners of this process it concerns."""
+        with self._lock:
+            loops = list(self._indexes)
+        for loop in loops:
             try:
-                listener.loop.call_soon_threadsafe(listener.offer, event)
-            except RuntimeError:  # that listener's loop has closed
+                loop.call_soon_threadsafe(self._route, event, loop)
+            except RuntimeError:  # that loop has closed
                 continue
 
     def deliver(self, event: Event, *, loop: asyncio.AbstractEventLoop) -> None:
-        """Queue ``event`` for the listeners of ``loop``; call it on that loop."""
-        for listener in self._snapshot():
-            if listener.loop is loop:
-                listener.offer(event)
+        """Queue ``event`` for the listeners of ``loop`` it concerns; call it on that loop."""
+        self._route(event, loop)
+
+    def _route(self, event: Event, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            index = self._indexes.get(loop)
+            concerned = index.route(event) if index is not None else ()
+        for listener in concerned:
+            listener.offer(event)
 
     def end_listeners(self, reason: str, *, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """End every listener (of ``loop`` only, when given): they raise ``EventsLost``."""
@@ -93,22 +111,49 @@ class MemoryEventBackend(EventBackend):
         with self._lock:
             return list(self._listeners)
 
+    def _want(self, listener: _Listener, interest: Interest) -> None:
+        with self._lock:
+            index = self._indexes.get(listener.loop)
+            if index is not None:
+                index.change(listener, interest)
+
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
-        """Register a listener for the duration of the ``async with`` block."""
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[Listening]:
+        """Register a listener for ``interest`` (None: every event) during the ``async with`` block."""
         listener = _Listener(asyncio.get_running_loop(), get_setting("MCP_STREAM_BUFFER"))
         with self._lock:
             self._listeners.add(listener)
+            self._indexes.setdefault(listener.loop, Index()).add(listener, interest)
         try:
-            yield _drain(listener.queue)
+            yield Listening(listener, functools.partial(self._want, listener))
         finally:
             with self._lock:
                 self._listeners.discard(listener)
+                index = self._indexes.get(listener.loop)
+                if index is not None:
+                    index.discard(listener)
+                    if not index:
+                        del self._indexes[listener.loop]
 
 
-async def _drain(queue: asyncio.Queue[Event | EventsLost]) -> AsyncIterator[Event]:
-    while True:
-        item = await queue.get()
+class Listening:
+    """The events of one listener, as an async iterator; ``want`` changes what it asked for."""
+
+    __slots__ = ("_listener", "_want")
+
+    def __init__(self, listener: _Listener, want: Callable[[Interest], None]) -> None:
+        self._listener = listener
+        self._want = want
+
+    def __aiter__(self) -> Listening:
+        return self
+
+    async def __anext__(self) -> Event:
+        item = await self._listener.queue.get()
         if isinstance(item, EventsLost):
             raise item
-        yield item
+        return item
+
+    def want(self, interest: Interest) -> None:
+        """From now on, receive the events of ``interest`` (call it on the listener's loop)."""
+        self._want(interest)

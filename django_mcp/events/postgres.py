@@ -9,7 +9,8 @@ backend: a worker that is down misses events, and clients re-list when
 their stream ends.
 
 **What is sent.** An event is small: a server key, a kind and a task id or
-a resource URI, sent as the ``NOTIFY`` payload itself (the JSON the Redis
+a resource URI (plus a session id for a 2025-11-25 session's subscribe),
+sent as the ``NOTIFY`` payload itself (the JSON the Redis
 backend sends), so no table is written and nothing needs pruning. A task
 event carries only the task's id: listeners re-read the task's row. The
 channel is ``django_mcp:<namespace>`` (``get_event_namespace()``; ``NOTIFY``
@@ -59,14 +60,14 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
-import msgspec
 from django.core.checks import CheckMessage, Error
 from django.db import connections, transaction
 from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace
-from django_mcp.events import Event
+from django_mcp.events import Event, Interest
 from django_mcp.events._reconnecting import Reconnecting, close_quietly
+from django_mcp.events._wire import decode_event, encode_event
 from django_mcp.events.base import EventBackend, EventsUnavailable
 from django_mcp.events.memory import MemoryEventBackend
 
@@ -146,9 +147,7 @@ class PostgresEventBackend(EventBackend):
 
     def publish(self, event: Event) -> None:
         """Send ``event`` once the caller's transaction commits; never blocks, never raises."""
-        # Three slots: the last is a task event's task id, else the URI.
-        subject = event.task_id if event.kind == "task" else event.uri
-        payload = msgspec.json.encode([event.server, event.kind, subject])
+        payload = encode_event(event)
         if len(payload) > MAX_PAYLOAD:
             logger.warning("An MCP change event is too large for NOTIFY; its listeners' streams end")
             payload = _LOST
@@ -161,14 +160,14 @@ class PostgresEventBackend(EventBackend):
     # ------------------------------------------------------------- listen
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         """Listen to events from every process while the block runs.
 
         Raises:
             EventsUnavailable: this process has no working ``LISTEN`` connection.
         """
         subscription = await self._subscribed()
-        async with self._local.listen() as events:
+        async with self._local.listen(interest) as events:
             subscription.require()  # not lost since: it would have ended this listener
             yield events
 
@@ -324,9 +323,8 @@ class _Subscription(Reconnecting):
             backend._local.end_listeners("an MCP change event was too large to send", loop=self.loop)
             return
         try:
-            server, kind, subject = msgspec.json.decode(payload)
-            event = Event(server, kind, task_id=subject) if kind == "task" else Event(server, kind, subject)
-        except (msgspec.DecodeError, ValueError, TypeError):
+            event = decode_event(payload)
+        except ValueError:
             logger.warning("Ignored a malformed MCP event on PostgreSQL channel %s", backend.channel)
             return
         backend._local.deliver(event, loop=self.loop)

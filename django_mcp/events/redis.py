@@ -61,8 +61,9 @@ from django.core.checks import CheckMessage, Error
 from django.utils.translation import gettext as _
 
 from django_mcp.conf import get_event_namespace, get_setting
-from django_mcp.events import Event, handle_forwarded
+from django_mcp.events import Event, Interest, handle_forwarded
 from django_mcp.events._reconnecting import Reconnecting, close_quietly
+from django_mcp.events._wire import decode_event, encode_event
 from django_mcp.events.base import EventBackend, EventsUnavailable, ForwardFailed
 from django_mcp.events.memory import MemoryEventBackend
 
@@ -143,22 +144,20 @@ class RedisEventBackend(EventBackend):
 
     def publish(self, event: Event) -> None:
         """Queue ``event`` for every process; never blocks, never raises for Redis."""
-        # Three slots: the last is a task event's task id, else the URI.
-        subject = event.task_id if event.kind == "task" else event.uri
-        payload = msgspec.json.encode([event.server, event.kind, subject])
+        payload = encode_event(event)
         _publisher(self.url).send(self.events_channel, payload)
 
     # ------------------------------------------------------------- listen
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         """Listen to events from every process while the block runs.
 
         Raises:
             EventsUnavailable: this process has no working subscription.
         """
         subscription = await self._subscribed()
-        async with self._local.listen() as events:
+        async with self._local.listen(interest) as events:
             subscription.require()  # not lost since: it would have ended this listener
             yield events
 
@@ -389,9 +388,8 @@ class _Subscription(Reconnecting):
             backend._control(self, data)
             return
         try:
-            server, kind, subject = msgspec.json.decode(data)
-            event = Event(server, kind, task_id=subject) if kind == "task" else Event(server, kind, subject)
-        except (msgspec.DecodeError, ValueError, TypeError):
+            event = decode_event(data)
+        except ValueError:
             logger.warning("Ignored a malformed MCP event on %s", backend.events_channel)
             return
         backend._local.deliver(event, loop=self.loop)

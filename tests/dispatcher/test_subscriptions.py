@@ -25,7 +25,7 @@ from django_mcp.dispatcher.closing import CLOSING
 from django_mcp.dispatcher.codec import parse_message
 from django_mcp.dispatcher.context import legacy_context, modern_context
 from django_mcp.dispatcher.sessions import LocalSession
-from django_mcp.events import Event, EventBackend, EventsLost
+from django_mcp.events import Event, EventBackend, EventsLost, Interest
 from django_mcp.exceptions import InternalError, NotificationsUnavailable
 from django_mcp.protocol import jsonrpc
 from django_mcp.protocol.meta import META_SUBSCRIPTION_ID
@@ -245,6 +245,34 @@ async def test_legacy_session_stream_delivers_only_updates_its_caller_may_read(u
     }
 
 
+async def test_a_legacy_stream_follows_its_sessions_later_subscribe_and_unsubscribe() -> None:
+    session = LocalSession(version="2025-11-25", capabilities={})
+    reads = 0
+
+    async def current() -> LocalSession:
+        nonlocal reads
+        reads += 1
+        return session
+
+    stream = Dispatcher(WatchedServer.compiled()).session_notifications(current)
+    assert await asyncio.wait_for(anext(stream), timeout=2) == b""
+    await session.subscribe("demo://items/1")
+    await LocalSession(version="2025-11-25", capabilities={}).subscribe("demo://open")  # another session's
+    django_mcp.resource_updated(WatchedServer, "demo://open")
+    django_mcp.resource_updated(WatchedServer, "demo://items/1")
+    first = await _next(stream)
+    await session.unsubscribe("demo://items/1")
+    for _ in range(20):
+        django_mcp.resource_updated(WatchedServer, "demo://items/1")
+    django_mcp.tools_changed(WatchedServer)
+    second = await _next(stream)
+    await stream.aclose()
+
+    assert first["params"] == {"uri": "demo://items/1"}
+    assert second["method"] == "notifications/tools/list_changed"
+    assert reads == 3  # to listen, once listening, for the first readability check: never per event
+
+
 # ------------------------------------------------ streams the server ends
 
 
@@ -307,7 +335,7 @@ class LostBackend(EventBackend):
     """An event backend whose listeners lose their events after one."""
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         async def events() -> AsyncIterator[Event]:
             yield Event(WatchedServer.compiled().key, "tools")
             raise EventsLost("the broker went away")

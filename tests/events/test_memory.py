@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from typing import Any
 
 import pytest
 
 import django_mcp
-from django_mcp.events import Event, EventsLost, get_backend, server_key
-from django_mcp.events.memory import MemoryEventBackend
+from django_mcp.events import Event, EventsLost, Interest, get_backend, server_key
+from django_mcp.events.memory import MemoryEventBackend, _Listener
 from django_mcp.server.server import Server
 
 
@@ -87,3 +88,95 @@ async def test_a_listener_gets_every_event_within_its_buffer_and_loses_its_strea
         else:
             got = [await asyncio.wait_for(anext(events), timeout=2) for _ in received]
             assert [event.uri for event in got] == received
+
+
+# ------------------------------------------------------ fan-out by interest
+
+
+async def _offers_for_one_event(monkeypatch: pytest.MonkeyPatch, uninterested: int) -> tuple[int, Event]:
+    """Publish one update with 1 interested and ``uninterested`` other listeners; count the offers."""
+    offers: list[Event] = []
+    offer = _Listener.offer
+
+    def counted(listener: _Listener, event: Event) -> None:
+        offers.append(event)
+        offer(listener, event)
+
+    monkeypatch.setattr(_Listener, "offer", counted)
+    backend = MemoryEventBackend()
+    async with contextlib.AsyncExitStack() as stack:
+        for n in range(uninterested):  # other URIs, lists, tasks, sessions and servers
+            interest = [
+                Interest("s", uris=frozenset({f"demo://other/{n}"})),
+                Interest("s", lists=frozenset({"prompts"}), session=f"session-{n}"),
+                Interest("", tasks=frozenset({f"task-{n}"})),
+                Interest("another.Server", uris=frozenset({"demo://watched"}), lists=frozenset({"tools"})),
+            ][n % 4]
+            await stack.enter_async_context(backend.listen(interest))
+        events = await stack.enter_async_context(
+            backend.listen(Interest("s", uris=frozenset({"demo://watched"})))
+        )
+        backend.publish(Event("s", "resource_updated", "demo://watched/item"))
+        received = await asyncio.wait_for(anext(events), timeout=2)
+    return len(offers), received
+
+
+async def test_an_event_visits_only_the_listeners_that_asked_for_it_however_many_others_listen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    alone = await _offers_for_one_event(monkeypatch, uninterested=0)
+    crowded = await _offers_for_one_event(monkeypatch, uninterested=500)
+
+    assert alone == crowded == (1, Event("s", "resource_updated", "demo://watched/item"))
+
+
+async def test_a_listener_gets_the_events_of_its_interest_and_nothing_else() -> None:
+    backend = MemoryEventBackend()
+    interest = Interest(
+        "s", lists=frozenset({"tools"}), uris=frozenset({"demo://a"}), tasks=frozenset({"t1"})
+    )
+    async with backend.listen(interest) as events:
+        for event in [
+            Event("s", "prompts"),
+            Event("other", "tools"),
+            Event("s", "resource_updated", "demo://b"),
+            Event("", "task", task_id="t2"),
+            Event("s", "tools"),
+            Event("s", "resource_updated", "demo://a/1"),
+            Event("", "task", task_id="t1"),
+        ]:
+            backend.publish(event)
+        got = [await asyncio.wait_for(anext(events), timeout=2) for _ in range(3)]
+        backend.publish(Event("s", "tools"))  # a marker: nothing was queued before it
+        marker = await asyncio.wait_for(anext(events), timeout=2)
+    assert got == [
+        Event("s", "tools"),
+        Event("s", "resource_updated", "demo://a/1"),
+        Event("", "task", task_id="t1"),
+    ]
+    assert marker == Event("s", "tools")
+
+
+async def test_want_changes_what_a_listener_gets() -> None:
+    backend = MemoryEventBackend()
+    async with backend.listen(Interest("s", lists=frozenset({"tools"}))) as events:
+        events.want(Interest("s", lists=frozenset({"prompts"})))
+        backend.publish(Event("s", "tools"))
+        backend.publish(Event("s", "prompts"))
+        assert await asyncio.wait_for(anext(events), timeout=2) == Event("s", "prompts")
+
+
+async def test_a_subscribe_published_from_another_thread_routes_the_updates_published_after_it() -> None:
+    backend = MemoryEventBackend()
+    update = Event("s", "resource_updated", "demo://new")
+
+    def subscribe_then_update() -> None:
+        backend.publish(Event("", "subscribed", "demo://new", session="s1"))
+        backend.publish(update)
+
+    async with backend.listen(Interest("s", session="s1")) as events:
+        thread = threading.Thread(target=subscribe_then_update)
+        thread.start()
+        thread.join(timeout=2)
+        got = [await asyncio.wait_for(anext(events), timeout=2) for _ in range(2)]
+    assert got == [Event("", "subscribed", "demo://new", session="s1"), update]

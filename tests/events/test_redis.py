@@ -20,7 +20,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 import django_mcp
-from django_mcp.events import Event, EventsLost, EventsUnavailable, ForwardFailed, on_forwarded
+from django_mcp.events import Event, EventsLost, EventsUnavailable, ForwardFailed, Interest, on_forwarded
 
 redis = pytest.importorskip("redis", reason="the redis extra is not installed")
 
@@ -313,3 +313,18 @@ async def test_forwarding_while_redis_is_down_fails(
 
     with pytest.raises(ForwardFailed):
         await asyncio.wait_for(forwarder.forward({"to": "holder"}), WAIT)
+
+
+@shared_redis
+async def test_a_subscribe_in_one_worker_routes_later_updates_to_the_sessions_stream_in_another(
+    backends,
+) -> None:  # type: ignore[no-untyped-def]
+    publisher, listener = backends
+    subscribed = Event("", "subscribed", "demo://new", session="s-1")
+    update = Event("app.mcp.Server", "resource_updated", "demo://new/item")
+    async with listener.listen(Interest("app.mcp.Server", session="s-1")) as events:
+        publisher.publish(update)  # not yet subscribed: not for this stream
+        publisher.publish(subscribed)
+        publisher.publish(update)
+        received = [await asyncio.wait_for(anext(events), timeout=5) for _ in range(2)]
+    assert received == [subscribed, update]

@@ -7,7 +7,9 @@ shared Redis is never touched). A change announced in one process reaches
 listen streams held by the others; a Redis restart ends open streams
 cleanly (a listen stream with its result) and refuses new ones with a retry
 hint until Redis is back; a paused Redis never holds up a request; a
-2025-11-25 answer or cancellation reaches the worker its request waits in;
+2025-11-25 session's subscribe served by one worker reaches its stream in
+another; a 2025-11-25 answer or cancellation reaches the worker its request
+waits in;
 SIGTERM ends open listen streams with their result and the worker exits.
 Every wait is bounded and every test takes well under 30 seconds.
 """
@@ -181,6 +183,55 @@ async def test_changes_announced_by_another_process_reach_the_workers(
             assert announced.returncode == 0, announced.stderr
 
             assert [await _next(messages), await _next(messages)] == [_tools_changed("l")] * 2
+
+
+UPDATES = """
+import time
+import django
+
+django.setup()
+
+import django_mcp
+from testproject.conformance.mcp import ConformanceServer
+
+# Until the test stops it: an update of a URI nobody subscribed, then of the subscribed one.
+for _ in range(100):
+    django_mcp.resource_updated(ConformanceServer, "test://template/1/data")
+    django_mcp.resource_updated(ConformanceServer, "test://watched-resource")
+    time.sleep(0.1)
+"""
+
+
+@needs_redis_server
+@pytest.mark.timeout(30)
+async def test_a_legacy_subscribe_served_by_one_worker_reaches_the_sessions_stream_in_another(
+    private_redis: PrivateRedis, tmp_path: Path
+) -> None:
+    with workers(2, redis_url=private_redis.url, directory=tmp_path) as (first, second):
+        async with httpx.AsyncClient(timeout=WAIT) as client:
+            headers = await _initialize(client, first)
+            get_headers = {**headers, "Accept": "text/event-stream"}
+            async with client.stream("GET", second.endpoint, headers=get_headers) as stream:
+                assert stream.status_code == 200, second.log()
+                messages = _messages(stream)
+                body = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe"}
+                body["params"] = {"uri": "test://watched-resource"}
+                subscribed = await client.post(first.endpoint, json=body, headers=headers)
+                assert subscribed.status_code == 200, first.log()
+                updates = subprocess.Popen(
+                    [sys.executable, "-c", UPDATES],
+                    env=worker_env(private_redis.url, tmp_path),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                try:
+                    received = [await _next(messages) for _ in range(2)]
+                finally:
+                    updates.kill()
+                    updates.wait(timeout=WAIT)
+
+    updated = {"jsonrpc": "2.0", "method": "notifications/resources/updated"}
+    assert received == [{**updated, "params": {"uri": "test://watched-resource"}}] * 2
 
 
 # ------------------------------------------------------------ Redis faults

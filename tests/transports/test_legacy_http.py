@@ -22,12 +22,14 @@ import httpx
 import pytest
 from django.core.cache import caches
 
+import django_mcp
 from django_mcp import ratelimit
 from django_mcp.dispatcher import relay, subscriptions
 from django_mcp.dispatcher.admission import OPEN_STREAMS
 from django_mcp.dispatcher.sessions import LegacySession, stored_size
 from django_mcp.events import EventBackend, ForwardFailed
 from django_mcp.protocol import jsonrpc
+from testproject.conformance.mcp import ConformanceServer
 from tests.fake_backends import RETRY_AFTER, DownBackend
 
 LEGACY = "2025-11-25"
@@ -870,3 +872,38 @@ async def test_get_stream_ends_at_a_keepalive_once_its_session_ended_elsewhere(
 
     assert all(chunk.startswith(b":") for chunk in rest)  # keep-alives at most
     assert again.status_code == 404
+
+
+async def test_get_stream_gets_updates_of_what_its_session_subscribed_after_it_opened_and_nothing_else(
+    wire: Any, async_client: Any, settings: Any
+) -> None:
+    settings.MCP_SSE_KEEPALIVE = 60  # no keep-alive comment between the messages
+    session_id = await wire.initialize()
+    other_id = await wire.initialize()
+    stream = await async_client.get(URL, headers=stream_headers(wire, session_id))
+    chunks = aiter(stream.streaming_content)
+    await asyncio.wait_for(anext(chunks), WAIT_STREAM)  # listening
+
+    # Any worker may serve these: the stream learns of them as events.
+    assert (await wire.legacy(session_id, "resources/subscribe", {"uri": "test://template/1/data"}))[0] == 200
+    assert (await wire.legacy(other_id, "resources/subscribe", {"uri": "test://watched-resource"}))[0] == 200
+    django_mcp.resource_updated(ConformanceServer, "test://watched-resource")  # the other session's
+    django_mcp.resource_updated(ConformanceServer, "test://template/1/data")
+    first = await asyncio.wait_for(anext(chunks), WAIT_STREAM)
+    assert (await wire.legacy(session_id, "resources/unsubscribe", {"uri": "test://template/1/data"}))[
+        0
+    ] == 200
+    django_mcp.resource_updated(ConformanceServer, "test://template/1/data")
+    django_mcp.tools_changed(ConformanceServer)
+    second = await asyncio.wait_for(anext(chunks), WAIT_STREAM)
+    stream.close()
+
+    def message(chunk: bytes) -> Any:
+        return json.loads(chunk.decode().split("data:", 1)[1])
+
+    assert message(first) == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": "test://template/1/data"},
+    }
+    assert message(second) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}

@@ -20,7 +20,7 @@ import pytest
 import django_mcp
 from django_mcp import McpRequest, McpResponse, Resource, Server, Tool
 from django_mcp.dispatcher import subscriptions
-from django_mcp.events import Event, EventBackend
+from django_mcp.events import Event, EventBackend, Interest
 from django_mcp.inputs import elicit, input_required
 from django_mcp.protocol import jsonrpc
 from django_mcp.transports.stdio import serve_stdio
@@ -610,7 +610,7 @@ class EndingBackend(EventBackend):
     """An event backend whose streams end at once (e.g. a lost broker)."""
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[AsyncIterator[Event]]:
+    async def listen(self, interest: Interest | None = None) -> AsyncIterator[AsyncIterator[Event]]:
         async def nothing() -> AsyncIterator[Event]:
             return
             yield
