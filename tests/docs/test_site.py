@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -32,9 +33,11 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 # Building the whole site (autodoc imports every public module) takes about
-# a minute alone and several on a loaded 2-core machine: the first test pays
-# for it, so the module's bound is the build's own (600 s), not the suite's.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+# a minute alone and several on a loaded 2-core machine; the English and the
+# Spanish builds run side by side (``builds``): the first test pays for them,
+# so the module's bound is the builds' own, not the suite's.
+BUILD_TIMEOUT = 900
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT)]
 
 
 def _require_docs_tools() -> None:
@@ -45,31 +48,61 @@ def _require_docs_tools() -> None:
         pytest.skip(f"{', '.join(missing)} not installed (pip install -e '.[docs]')")
 
 
-def _build(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Path:
-    """Build the site with ``options``; return its HTML folder."""
-    _require_docs_tools()
-    work = tmp_path_factory.mktemp("docs-site")
-    out, doctrees = work / "html", work / "doctrees"
-    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
-    built = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(doctrees)]
-        + [*options, str(DOCS), str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr[-6000:]
-    assert built.stderr == "", built.stderr[-6000:]
-    return out
+class _Build:
+    """One Sphinx build of the site, running in a subprocess of its own."""
+
+    def __init__(self, work: Path, *options: str) -> None:
+        self.out, doctrees = work / "html", work / "doctrees"
+        self._stderr = work / "stderr.txt"
+        env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+        command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+        with self._stderr.open("wb") as stderr:  # the child writes through its own copy
+            self.process = subprocess.Popen(
+                [*command, "-d", str(doctrees), *options, str(DOCS), str(self.out)],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+
+    def result(self) -> Path:
+        """Wait for the build (bounded); return its HTML folder once it built with no warning."""
+        self.process.wait(timeout=BUILD_TIMEOUT)
+        errors = self._stderr.read_text(encoding="utf-8", errors="replace")
+        assert self.process.returncode == 0, errors[-6000:]
+        assert errors == "", errors[-6000:]
+        return self.out
+
+    def stop(self) -> None:
+        """Kill the build if it still runs (its test was not selected or failed first), and reap it."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Build the site once for this module; return its HTML folder."""
-    return _build(tmp_path_factory)
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, _Build]]:
+    """Start the English and the Spanish build side by side; stop what still runs at the end.
+
+    Each build runs in one process and the tests wait for them: started
+    together, the two use two cores for the time of one.
+    """
+    _require_docs_tools()
+    started: dict[str, _Build] = {}
+    try:
+        for language, options in (("en", ()), ("es", ("-D", "language=es"))):
+            started[language] = _Build(tmp_path_factory.mktemp(f"docs-site-{language}"), *options)
+        yield started
+    finally:
+        for build in started.values():
+            build.stop()
+
+
+@pytest.fixture(scope="module")
+def site(builds: dict[str, _Build]) -> Path:
+    """Return the HTML folder of the English site, built once for this module."""
+    return builds["en"].result()
 
 
 def test_the_site_builds_with_no_warning(site: Path) -> None:
@@ -224,12 +257,10 @@ def _plain(markdown: str) -> str:
     return markdown.replace("\\", "").replace("`", "")
 
 
-def test_the_spanish_site_builds_and_its_pages_read_as_spanish(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
+def test_the_spanish_site_builds_and_its_pages_read_as_spanish(builds: dict[str, _Build]) -> None:
     from babel.messages.pofile import read_po
 
-    spanish = _build(tmp_path_factory, "-D", "language=es")
+    spanish = builds["es"].result()
     for page in SPANISH_PAGES:
         with (DOCS / "locale" / "es" / "LC_MESSAGES" / f"{page}.po").open("rb") as po:
             catalog = [message for message in read_po(po) if message.id]

@@ -1,8 +1,8 @@
 """MCP tasks on Celery: django-tasks-celery, a Redis broker, a real worker.
 
 The web process (uvicorn) and a ``celery worker`` process (solo pool) share
-a PostgreSQL database of the test's own (the ``McpTask`` rows, dropped
-afterwards) and a Redis broker under a key prefix of their own
+a PostgreSQL database of the test's own (the ``McpTask`` rows; a copy of
+one migrated once per run, dropped afterwards) and a Redis broker under a key prefix of their own
 (``DJANGO_MCP_TASKS=celery`` in testproject/settings.py). The worker is
 started before any task exists: it knows the job only because Django's
 ``AppConfig.ready()`` built it, and django-tasks-celery registered it then.
@@ -58,19 +58,21 @@ def _require_celery() -> None:
 
 
 @contextlib.contextmanager
-def _celery_environment(**extra: str) -> Iterator[dict[str, str]]:
+def _celery_environment(template: Callable[[str], str], **extra: str) -> Iterator[dict[str, str]]:
     """Yield the environment of a web process and its worker: a database and a broker prefix of their own.
 
-    The database is dropped, and the prefix's Redis keys deleted, afterwards.
+    The database is a copy of ``template("celery")`` (the ``migrated_template``
+    fixture); it is dropped, and the prefix's Redis keys deleted, afterwards.
     """
     import redis
 
     _require_celery()
+    migrated = template("celery")
     admin = _admin_connection()
     name = f"django_mcp_celery_{secrets.token_hex(6)}"
     prefix = f"django-mcp-test-{secrets.token_hex(6)}:"
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{migrated}"')
         try:
             yield {
                 **os.environ,
@@ -132,10 +134,9 @@ def _served(
     logs: Path,
     start_server: Callable[..., contextlib.AbstractContextManager[Any]],
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Migrate, start the worker (no task exists yet), then uvicorn; yield its URL and the worker."""
-    from tests.conftest import _free_port, migrate, uvicorn_command
+    """Start the worker (no task exists yet), then uvicorn; yield its URL and the worker."""
+    from tests.conftest import _free_port, uvicorn_command
 
-    migrate(env)
     port = _free_port()
     with (
         _celery_worker(env, logs / "celery.log") as worker,
@@ -147,11 +148,12 @@ def _served(
 @pytest.fixture(scope="module")
 def celery_server(
     start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[str, Path]]:
     """Serve the test project with its tasks on a Celery worker; yield the URL and the worker's log."""
     logs = tmp_path_factory.mktemp("tasks-celery")
-    with _celery_environment() as env, _served(env, logs, start_server) as (url, _worker):
+    with _celery_environment(migrated_template) as env, _served(env, logs, start_server) as (url, _worker):
         yield url, logs / "celery.log"
 
 
@@ -187,11 +189,13 @@ def test_official_tasks_extension_scenario_passes_on_celery(
 
 @pytest.fixture
 def faulty(
-    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
+    tmp_path: Path,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Serve the test project with ``LEASE``-second task leases and a worker the test may kill."""
     with (
-        _celery_environment(DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as env,
+        _celery_environment(migrated_template, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as env,
         _served(env, tmp_path, start_server) as served,
     ):
         yield served

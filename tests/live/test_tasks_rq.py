@@ -4,8 +4,10 @@ The server (``DJANGO_MCP_TASKS=rq``) enqueues each run of a task on
 django-tasks-rq's backend; a separate ``manage.py rqworker`` process (rq's
 forking worker: each job runs in a work horse, a child of the worker) runs
 it. They share the task rows through a PostgreSQL database of the test's own
-(dropped afterwards) and the jobs through a Redis database number of the
-test's own (emptied before and after). Skipped with the reason where
+(dropped afterwards) and the jobs through the local Redis under an rq key
+prefix of their own (``RQ_KEY_PREFIX``: no other server's worker takes their
+jobs, and only their keys are deleted afterwards), so runs of this module
+side by side on one machine never meet. Skipped with the reason where
 django-tasks-rq, Redis, PostgreSQL or psycopg is missing. Every wait is
 bounded.
 
@@ -21,13 +23,14 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import secrets
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -44,28 +47,28 @@ from tests.live.test_tasks_workers import (
     wait_for,
 )
 
-REDIS = "redis://127.0.0.1:6379"
-#: Redis database numbers of this module's own: the shared server's and the
-#: worker-fault tests' (their workers must not take each other's jobs).
-SHARED_DB, FAULTY_DB = 10, 11
+#: The local Redis database these tests use; each site keeps its keys under
+#: an rq key prefix of its own within it.
+REDIS_URL = "redis://127.0.0.1:6379/10"
 
 
 @contextlib.contextmanager
-def _private_redis(number: int) -> Iterator[str]:
-    """Yield the URL of Redis database ``number``, emptied before and after."""
+def _private_prefix() -> Iterator[str]:
+    """Yield an rq key prefix of the caller's own; delete its keys afterwards."""
     pytest.importorskip("django_tasks_rq", reason="django-tasks-rq is not installed (the rq extra)")
     import redis
 
-    url = f"{REDIS}/{number}"
-    connection = redis.Redis.from_url(url, socket_connect_timeout=3)
+    prefix = f"django-mcp-test-{secrets.token_hex(6)}"
+    connection = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
     try:
-        connection.flushdb()
+        connection.ping()
     except redis.exceptions.ConnectionError as exc:
-        pytest.skip(f"Redis is not reachable at {REDIS}: {exc}")
+        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {exc}")
     try:
-        yield url
+        yield prefix
     finally:
-        connection.flushdb()
+        for key in connection.scan_iter(f"{prefix}*"):
+            connection.delete(key)
         connection.close()
 
 
@@ -98,44 +101,57 @@ def _rq_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen
         _stop(process, kill=False)
 
 
+class RqSite(NamedTuple):
+    """A running uvicorn server and rq worker, and what they keep their state in."""
+
+    url: str
+    #: The PostgreSQL database of the task rows.
+    database: str
+    worker: subprocess.Popen[bytes]
+    #: The rq key prefix of their jobs and queues in Redis.
+    prefix: str
+
+
 @contextlib.contextmanager
 def _rq_site(
     start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    template: Callable[[str], str],
     logs: Path,
-    redis_db: int,
     **extra_env: str,
-) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
-    """Run one uvicorn process and one rq worker on private databases.
+) -> Iterator[RqSite]:
+    """Run one uvicorn process and one rq worker on a private database and rq key prefix.
 
-    Yield the web URL, the PostgreSQL database and the worker process.
+    The database is a copy of ``template("rq")`` (the ``migrated_template`` fixture).
     """
-    from tests.conftest import _free_port, migrate, uvicorn_command
+    from tests.conftest import _free_port, uvicorn_command
 
-    with _private_redis(redis_db) as redis_url, _private_database() as database:
+    with _private_prefix() as prefix, _private_database(template("rq")) as database:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "testproject.settings",
             "DJANGO_MCP_PG_NAME": database,
             "DJANGO_MCP_TASKS": "rq",
-            "DJANGO_MCP_RQ_URL": redis_url,
+            "DJANGO_MCP_RQ_URL": REDIS_URL,
+            # rq reads it when imported: every key the server and worker use.
+            "RQ_KEY_PREFIX": prefix,
             **extra_env,
         }
-        migrate(env)
         port = _free_port()
         with (
             start_server(uvicorn_command(port), port=port, log_path=logs / "web.log", env=env),
             _rq_worker(env, logs / "rqworker.log") as worker,
         ):
-            yield f"http://127.0.0.1:{port}", database, worker
+            yield RqSite(f"http://127.0.0.1:{port}", database, worker, prefix)
 
 
 @pytest.fixture(scope="module")
 def rq_site(
     start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
+) -> Iterator[RqSite]:
     """The server and rq worker this module's tests share."""
-    with _rq_site(start_server, tmp_path_factory.mktemp("tasks-rq"), SHARED_DB) as site:
+    with _rq_site(start_server, migrated_template, tmp_path_factory.mktemp("tasks-rq")) as site:
         yield site
 
 
@@ -155,24 +171,34 @@ def _job_id(database: str, task_id: str) -> str:
     return str(row[0])
 
 
-def _rq_job_status(redis_db: int, job_id: str, awaited: str) -> str:
-    """Return the status of rq job ``job_id`` once it is ``awaited`` (bounded: else the last one)."""
-    import redis
+def _job(site: RqSite, job_id: str, connection: Any) -> Any:
+    """Return rq job ``job_id`` of ``site``, read under the site's key prefix.
+
+    rq takes its prefix from ``RQ_KEY_PREFIX`` once, when imported: this
+    process reads the site's keys through a ``Job`` class naming them.
+    """
     from rq.job import Job
 
-    with redis.Redis.from_url(f"{REDIS}/{redis_db}") as connection:
-        job = Job.fetch(job_id, connection=connection)
+    job_class = type("SiteJob", (Job,), {"redis_job_namespace_prefix": f"{site.prefix}:job:"})
+    return job_class.fetch(job_id, connection=connection)
+
+
+def _rq_job_status(site: RqSite, job_id: str, awaited: str) -> str:
+    """Return the status of rq job ``job_id`` once it is ``awaited`` (bounded: else the last one)."""
+    import redis
+
+    with redis.Redis.from_url(REDIS_URL) as connection:
+        job = _job(site, job_id, connection)
         deadline = time.monotonic() + BOUND
         while (status := job.get_status(refresh=True)) != awaited and time.monotonic() < deadline:
             time.sleep(0.1)
     return str(getattr(status, "value", status))  # a JobStatus, a str enum
 
 
-def test_a_task_is_run_by_the_rq_worker(rq_site: tuple[str, str, subprocess.Popen[bytes]]) -> None:
+def test_a_task_is_run_by_the_rq_worker(rq_site: RqSite) -> None:
     import redis
-    from rq.job import Job
 
-    base, database, _worker = rq_site
+    base, database = rq_site.url, rq_site.database
     created = post(
         base,
         "tools/call",
@@ -184,26 +210,28 @@ def test_a_task_is_run_by_the_rq_worker(rq_site: tuple[str, str, subprocess.Pope
     job_id = _job_id(database, created["taskId"])
 
     assert done["result"]["content"] == [{"type": "text", "text": "Computed x in 1 s"}]
-    assert _rq_job_status(SHARED_DB, job_id, "finished") == "finished"
-    with redis.Redis.from_url(f"{REDIS}/{SHARED_DB}") as connection:
-        job = Job.fetch(job_id, connection=connection)
+    assert _rq_job_status(rq_site, job_id, "finished") == "finished"
+    with redis.Redis.from_url(REDIS_URL) as connection:
+        job = _job(rq_site, job_id, connection)
     assert job.func_name == "django_mcp.tasks.framework.run_tool_task"
     assert job.worker_name  # an rq worker took it
 
 
 @pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
 def test_official_tasks_extension_scenario_passes_on_rq(
-    scenario: str, rq_site: tuple[str, str, subprocess.Popen[bytes]], node_bin: Path, tmp_path: Path
+    scenario: str, rq_site: RqSite, node_bin: Path, tmp_path: Path
 ) -> None:
-    base, _database, _worker = rq_site
-    _passes_tasks_scenario(scenario, base, node_bin, tmp_path)
+    _passes_tasks_scenario(scenario, rq_site.url, node_bin, tmp_path)
 
 
 def test_a_task_whose_rq_worker_is_killed_fails_within_the_lease_and_one_poll(
-    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
+    tmp_path: Path,
 ) -> None:
-    with _rq_site(start_server, tmp_path, FAULTY_DB, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as site:
-        base, _database, worker = site
+    lease = {"DJANGO_MCP_TASK_LEASE_TIMEOUT": str(LEASE)}
+    with _rq_site(start_server, migrated_template, tmp_path, **lease) as site:
+        base, worker = site.url, site.worker
         created = _start_long_task(base)
         interval = created["pollIntervalMs"] / 1000
 
@@ -225,10 +253,13 @@ def test_a_task_whose_rq_worker_is_killed_fails_within_the_lease_and_one_poll(
 
 
 def test_a_task_whose_work_horse_alone_is_killed_fails_within_the_lease_and_one_poll(
-    start_server: Callable[..., contextlib.AbstractContextManager[Any]], tmp_path: Path
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
+    tmp_path: Path,
 ) -> None:
-    with _rq_site(start_server, tmp_path, FAULTY_DB, DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE)) as site:
-        base, database, worker = site
+    lease = {"DJANGO_MCP_TASK_LEASE_TIMEOUT": str(LEASE)}
+    with _rq_site(start_server, migrated_template, tmp_path, **lease) as site:
+        base, database, worker = site.url, site.database, site.worker
         created = _start_long_task(base)
         interval = created["pollIntervalMs"] / 1000
 
@@ -240,7 +271,7 @@ def test_a_task_whose_work_horse_alone_is_killed_fails_within_the_lease_and_one_
         for pid in horses:
             os.kill(pid, signal.SIGKILL)
         ended, polls = _polls_until_ended(base, created["taskId"], interval)
-        job_status = _rq_job_status(FAULTY_DB, _job_id(database, created["taskId"]), "failed")
+        job_status = _rq_job_status(site, _job_id(database, created["taskId"]), "failed")
         worker_alive = worker.poll() is None
 
     assert ended["status"] == "failed"

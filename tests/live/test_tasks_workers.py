@@ -3,10 +3,10 @@
 A task is created through one uvicorn process, run by a separate
 django-tasks-db ``manage.py db_worker`` process and read with ``tasks/get``
 through another uvicorn process: they share nothing but the database (a
-database of the test's own on the local PostgreSQL server, dropped
-afterwards). The raw 2026-07-28 wire is used, headers included. Skipped with
-the reason where PostgreSQL, psycopg or django-tasks-db is missing. Every wait
-is bounded.
+database of the test's own on the local PostgreSQL server, a copy of one
+migrated once per run, dropped afterwards). The raw 2026-07-28 wire is used,
+headers included. Skipped with the reason where PostgreSQL, psycopg or
+django-tasks-db is missing. Every wait is bounded.
 
 The worker-fault tests get a web process and a ``db_worker`` of their own,
 with a short task lease (``LEASE`` seconds), and ``kill -9`` that worker in
@@ -43,13 +43,17 @@ def _admin_connection() -> Any:
 
 
 @contextlib.contextmanager
-def _private_database() -> Iterator[str]:
-    """Create a PostgreSQL database of the caller's own; drop it afterwards."""
+def _private_database(template: str) -> Iterator[str]:
+    """Create a PostgreSQL database of the caller's own, a copy of ``template``; drop it afterwards.
+
+    ``template`` is a database ``migrated_template`` migrated
+    (``tests/live/conftest.py``): the copy needs no ``migrate`` of its own.
+    """
     pytest.importorskip("django_tasks_db", reason="django-tasks-db is not installed (the tasks extra)")
     admin = _admin_connection()
     name = f"django_mcp_tasks_{secrets.token_hex(6)}"
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
         try:
             yield name
         finally:
@@ -57,9 +61,10 @@ def _private_database() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def database() -> Iterator[str]:
-    """Create a PostgreSQL database of this module's own; drop it afterwards."""
-    with _private_database() as name:
+def database(migrated_template: Callable[[str], str]) -> Iterator[str]:
+    """Create a migrated PostgreSQL database of this module's own; drop it afterwards."""
+    pytest.importorskip("django_tasks_db", reason="django-tasks-db is not installed (the tasks extra)")
+    with _private_database(migrated_template("database")) as name:
         yield name
 
 
@@ -70,8 +75,8 @@ def cluster(
     start_tasks_worker: Callable[..., contextlib.AbstractContextManager[Any]],
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[str, str]]:
-    """Migrate, then run two uvicorn processes and one Tasks worker; return both URLs."""
-    from tests.conftest import _free_port, migrate, uvicorn_command
+    """Run two uvicorn processes and one Tasks worker on ``database``; return both URLs."""
+    from tests.conftest import _free_port, uvicorn_command
 
     env = {
         **os.environ,
@@ -79,7 +84,6 @@ def cluster(
         "DJANGO_MCP_PG_NAME": database,
         "DJANGO_MCP_TASKS": "database",
     }
-    migrate(env)
     logs = tmp_path_factory.mktemp("tasks-cluster")
     ports = [_free_port(), _free_port()]
     with contextlib.ExitStack() as stack:
@@ -94,6 +98,7 @@ def cluster(
 def faulty(
     start_server: Callable[..., contextlib.AbstractContextManager[Any]],
     start_tasks_worker: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
     tmp_path: Any,
 ) -> Iterator[tuple[str, str, Any]]:
     """Run one uvicorn process and one ``db_worker`` with ``LEASE``-second task leases.
@@ -102,9 +107,10 @@ def faulty(
     Yield the web URL, the database and the worker process, which the test
     may kill.
     """
-    from tests.conftest import _free_port, migrate, uvicorn_command
+    from tests.conftest import _free_port, uvicorn_command
 
-    with _private_database() as database:
+    pytest.importorskip("django_tasks_db", reason="django-tasks-db is not installed (the tasks extra)")
+    with _private_database(migrated_template("database")) as database:
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "testproject.settings",
@@ -112,7 +118,6 @@ def faulty(
             "DJANGO_MCP_TASKS": "database",
             "DJANGO_MCP_TASK_LEASE_TIMEOUT": str(LEASE),
         }
-        migrate(env)
         port = _free_port()
         with (
             start_server(uvicorn_command(port), port=port, log_path=tmp_path / "web.log", env=env),
