@@ -29,7 +29,8 @@ What happens to a ``tools/call`` (MCP 2026-07-28 server/tools), in order:
 3. A tool declaring ``task`` support may be answered with a task instead
    (``start_task``: the method table wires in ``extensions.start_task``); its
    handler then runs later, in a Tasks framework worker.
-4. Otherwise the handler runs now (``run``: sync handlers in a thread;
+4. Otherwise the handler runs now, as the tool's call plan settled at
+   compile time says (``CompiledTool.plan``; ``run``: sync handlers in a thread;
    yielded progress becomes ``notifications/progress``) and what it returned
    becomes a ``CallToolResult`` (or ``InputRequiredResult``, whose
    ``requestState`` is sealed), its structured content checked against the
@@ -46,7 +47,7 @@ top of ``Dispatcher.respond``): every step above then applies to that tool
 as to a direct call.
 
 The era finishing (``resultType``, ``_meta`` server info, 2025-11-25
-shaping) is the dispatcher kernel's (``_finish`` in ``__init__.py``).
+shaping) is ``eras.finish``'s; the usual answer is encoded by ``eras.ToolReplies``.
 """
 
 from __future__ import annotations
