@@ -72,6 +72,8 @@ __all__ = [
 ]
 
 _BINARY = (bytes, bytearray, memoryview)
+#: JSON scalars: nothing to freeze in them.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 # RFC 6838 type/subtype, loosely: we only need to refuse obvious garbage.
 _MIME_RE = re.compile(r"^[A-Za-z0-9][\w!#$&^.+-]*/[A-Za-z0-9][\w!#$&^.+-]*$")
@@ -137,9 +139,10 @@ class _FrozenList(list[Any]):
 
 def _freeze(value: Any) -> Any:
     """Return a read-only deep copy of a JSON value (frozen parts are reused)."""
-    if isinstance(value, _FrozenDict | _FrozenList):
+    if type(value) in _SCALARS or isinstance(value, _FrozenDict | _FrozenList):
         return value
-    if isinstance(value, Mapping):
+    # A plain dict first: isinstance() against the Mapping ABC is a Python call.
+    if type(value) is dict or isinstance(value, Mapping):
         return _FrozenDict({key: _freeze(item) for key, item in value.items()})
     if isinstance(value, list | tuple):
         return _FrozenList(_freeze(item) for item in value)

@@ -176,6 +176,7 @@ PUBLIC_MODULES: dict[str, list[str]] = {
         "spend_state",
         "unseal_state",
     ],
+    "django_mcp.dispatcher.eras": ["ToolReplies", "finish", "legacy_error"],
     "django_mcp.dispatcher.extensions": [
         "TaskSupport",
         "advertised",

@@ -17,7 +17,7 @@ either protocol era, whatever the transport. In order:
    served by ``django_mcp.tasks``, installed when Django is ready
    (``extensions.TaskSupport``); the task's call runs later, in a Tasks
    framework job.
-4. **Finish** the result for the era (``_finish()``, below): ``resultType``, cache
+4. **Finish** the result for the era (``eras.finish()``): ``resultType``, cache
    hints and server info for 2026-07-28, the older shapes for 2025-11-25.
 5. **Encode** it (``codec.py``), refusing results over
    ``MCP_MAX_METADATA_SIZE`` / ``MCP_MAX_RESPONSE_SIZE`` with -32603.
@@ -53,7 +53,6 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Final
 
-import msgspec
 from django.core.signals import setting_changed
 
 from django_mcp._types import HttpSource
@@ -80,25 +79,23 @@ from django_mcp.dispatcher.codec import (
 )
 from django_mcp.dispatcher.context import Call, CallContext, Emit, Era, legacy_context
 from django_mcp.dispatcher.continuation import ask_legacy_client
+from django_mcp.dispatcher.eras import ToolReplies, finish, legacy_error
 from django_mcp.dispatcher.relay import Relay
 from django_mcp.dispatcher.sessions import LegacyCalls, PendingRequests, SessionStreams
 from django_mcp.exceptions import (
     InternalError,
-    InvalidParams,
     McpError,
     MethodNotFound,
-    MissingClientCapability,
     ResourceNotFound,
     ServerBusy,
 )
 from django_mcp.observability import refresh
 from django_mcp.observability._hooks import observing
 from django_mcp.observability._state import OBSERVATION, reconsider
-from django_mcp.protocol import jsonrpc
-from django_mcp.protocol._base import UNSET, UnsetType
+from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.definitions import ServerCapabilities
 from django_mcp.protocol.meta import META_SERVER_INFO
-from django_mcp.protocol.results import CallToolResult, EmptyResult, InputRequiredResult
+from django_mcp.protocol.results import CallToolResult, InputRequiredResult
 from django_mcp.protocol.skills import EXTENSION as SKILLS_EXTENSION
 from django_mcp.protocol.tasks import EXTENSION as TASKS_EXTENSION
 from django_mcp.request import McpRequest
@@ -312,6 +309,7 @@ class Dispatcher:
         # {"io.modelcontextprotocol/serverInfo": ...} is the same bytes in
         # every 2026-07-28 result: measure it once.
         self._info_size = encoded_size({META_SERVER_INFO: compiled.info})
+        self._tool_replies = ToolReplies(compiled, self.settings)
         #: 2025-11-25 server-to-client requests waiting for their answers.
         self.pending = PendingRequests()
         #: 2025-11-25 requests in flight, for ``notifications/cancelled``.
@@ -336,6 +334,7 @@ class Dispatcher:
         # Connected after conf's own receiver, which has cleared its cache.
         assert self._provider is not None
         self.settings = self._provider()
+        self._tool_replies = ToolReplies(self.compiled, self.settings)
         self._routes = {}  # an extension may have been turned off
 
     @property
@@ -425,9 +424,14 @@ class Dispatcher:
             # Without handler metadata, only the server info could be too big.
             if meta or self._info_size > settings.limits.max_metadata_size:
                 self._check_meta_size(meta, settings, ctx.era)
-            return self.encode_result(envelope, _finish(call, result))
+            if type(result) is CallToolResult and ctx.era == "modern":
+                # The usual tools/call answer: its constant bytes are encoded already.
+                reply = self._tool_replies.reply(envelope.id, envelope.method, result)
+                if reply is not None:
+                    return reply
+            return self.encode_result(envelope, finish(call, result))
         except McpError as error:
-            return error_reply(envelope.id, _legacy_error(error) if ctx.era == "legacy" else error)
+            return error_reply(envelope.id, legacy_error(error) if ctx.era == "legacy" else error)
         except Exception:  # the last line of defence: never a traceback to a client
             logger.exception("Unexpected error while serving %s", envelope.method)
             return error_reply(envelope.id, InternalError())
@@ -531,23 +535,6 @@ class Dispatcher:
         return lifecycle.initialize(self.compiled, params, max_size=max_size)
 
 
-# ----------------------------------------------------------------- eras
-#
-# What a result and an error look like in each protocol revision.
-#
-# 2026-07-28 (MCP 2026-07-28 basic/index, server/utilities/caching): every
-# result carries resultType; discover and list results carry ttlMs and
-# cacheScope (the server's cache hint, private whenever lists depend on the
-# caller; reads set their own in resources.py); with MCP_SERVER_INFO on,
-# _meta["io.modelcontextprotocol/serverInfo"] names the server.
-#
-# 2025-11-25: none of those members exist. An empty result is {}; non-object
-# structuredContent is dropped (that revision requires an object; the JSON
-# text block still carries the value). A missing resource is -32002 (not
-# -32602), and -32021 (missing client capability) did not exist, so it
-# becomes -32602.
-
-
 def _unwrapping_call_tool(compiled: CompiledServer, serve: Respond) -> Respond:
     """Return the chain link serving a ``call_tool`` request as the ``tools/call`` it wraps."""
 
@@ -555,45 +542,6 @@ def _unwrapping_call_tool(compiled: CompiledServer, serve: Respond) -> Respond:
         return serve(tools.unwrap_call_tool(compiled, envelope, ctx), ctx, emit)
 
     return unwrapped
-
-
-def _finish(call: Call, result: Any) -> Any:
-    """Return ``result`` decorated (2026-07-28) or shaped (2025-11-25) for the caller."""
-    if call.ctx.era == "legacy":
-        return _legacy_result(result)
-    changes: dict[str, Any] = {}
-    if getattr(result, "ttl_ms", None) is UNSET and not isinstance(result, InputRequiredResult):
-        compiled = call.compiled
-        changes["ttl_ms"] = compiled.cache.ttl_ms
-        changes["cache_scope"] = "private" if compiled.caller_dependent else compiled.cache.scope
-    if call.settings.server_info and hasattr(result, "meta"):
-        meta = {} if result.meta is UNSET else dict(result.meta)
-        meta[META_SERVER_INFO] = call.compiled.info
-        changes["meta"] = meta
-    return msgspec.structs.replace(result, **changes) if changes else result
-
-
-def _legacy_result(result: Any) -> Any:
-    if isinstance(result, EmptyResult):
-        return {}
-    changes: dict[str, Any] = {"result_type": UNSET}
-    if hasattr(result, "ttl_ms"):
-        changes["ttl_ms"] = UNSET
-        changes["cache_scope"] = UNSET
-    if isinstance(result, CallToolResult) and not isinstance(result.structuredContent, dict | UnsetType):
-        changes["structuredContent"] = UNSET
-    return msgspec.structs.replace(result, **changes)
-
-
-def _legacy_error(error: McpError) -> McpError:
-    """Return ``error`` as a 2025-11-25 session must see it."""
-    if isinstance(error, ResourceNotFound):
-        legacy = McpError(error.message, data=error.data)
-        legacy.code = jsonrpc.LEGACY_RESOURCE_NOT_FOUND  # type: ignore[misc]
-        return legacy
-    if isinstance(error, MissingClientCapability):
-        return InvalidParams(error.message, data=error.data)
-    return error
 
 
 # The message a session stream checks readability with (its uri varies).

@@ -19,6 +19,7 @@ from django_mcp.protocol.definitions import (
     ServerCapabilities,
     ToolDefinition,
 )
+from django_mcp.server._call_plan import CallPlan
 from django_mcp.server.handlers import Handler
 from django_mcp.server.primitives import CacheHint, PromptArgument
 from django_mcp.server.skills import EMPTY_CATALOG, SkillCatalog
@@ -69,6 +70,9 @@ class CompiledTool(Entry):
     #: Calls carrying an idempotency key run once per caller and key
     #: (``Tool.idempotency_keys``); False: the dispatcher never looks for one.
     idempotency_keys: bool = False
+    #: How a call runs, settled here (``server._call_plan``); the default
+    #: plan sends every call through the general path.
+    plan: CallPlan = CallPlan()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django_mcp.protocol._base import UNSET
 from django_mcp.protocol.definitions import ToolAnnotationsDefinition, ToolDefinition
 from django_mcp.schemas import has_rules
+from django_mcp.server._call_plan import plan_call
 from django_mcp.server._compiled import CompiledTool
 from django_mcp.server._declarations import common_fields, qualname, with_ui_meta
 from django_mcp.server._json_schema import compile_validator
@@ -70,6 +71,7 @@ def compile_tool(
         use_task=use_task,
         task_retries=_task_retries(component, label, task),
         idempotency_keys=_idempotency_keys(component, label),
+        plan=plan_call(handler, input_type, output_type),
     )
 
 
