@@ -52,7 +52,6 @@ import functools
 import io
 from typing import Final
 
-from asgiref.sync import ThreadSensitiveContext
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.urls import get_resolver, set_script_prefix
 
@@ -111,22 +110,18 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
     set_script_prefix(get_script_prefix(scope))
     connection = _Connection(receive)
     exchange = _exchange_of(scope, connection)
-    lease = REQUEST_THREADS.lease()
-    try:
-        async with ThreadSensitiveContext(executor=lease):
-            try:
-                reply = await endpoint.serve(exchange)
-                await _send_reply(reply, send, lease, exchange.body)  # type: ignore[arg-type]  # a ChunkedBody
-            except _Gone:
-                return  # gone before its request was complete: nobody to answer
-            except asyncio.CancelledError:
-                if not connection.gone:
-                    raise
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]  # cancelled for the client that left
-            finally:
-                connection.stop_listening()
-    finally:
-        lease.release()
+    with REQUEST_THREADS.lease() as lease:  # the request's sync work goes to one thread, taken when needed
+        try:
+            reply = await endpoint.serve(exchange)
+            await _send_reply(reply, send, lease, exchange.body)  # type: ignore[arg-type]  # a ChunkedBody
+        except _Gone:
+            return  # gone before its request was complete: nobody to answer
+        except asyncio.CancelledError:
+            if not connection.gone:
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # cancelled for the client that left
+        finally:
+            connection.stop_listening()
 
 
 def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
