@@ -96,18 +96,19 @@ class McpASGIApp:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        endpoint = endpoint_at(_path_info(scope))
+        script_prefix = get_script_prefix(scope)
+        endpoint = endpoint_at(_path_info(scope, script_prefix))
         if endpoint is None:
             await self.app(scope, receive, send)
         elif self.direct:
-            await _serve(endpoint, scope, receive, send)
+            await _serve(endpoint, scope, receive, send, script_prefix)
         else:
             await _size_checked(self.app, scope, receive, send)
 
 
-async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send) -> None:
+async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, script_prefix: str) -> None:
     """Serve one MCP request with the endpoint; a disconnect cancels it, as in Django's ``ASGIHandler``."""
-    set_script_prefix(get_script_prefix(scope))
+    set_script_prefix(script_prefix)
     connection = _Connection(receive)
     exchange = _exchange_of(scope, connection)
     with REQUEST_THREADS.lease() as lease:  # the request's sync work goes to one thread, taken when needed
@@ -267,10 +268,9 @@ def _raw_header(header: tuple[str, str]) -> tuple[bytes, bytes]:
     return name.lower().encode("latin-1"), value.encode("latin-1")
 
 
-def _path_info(scope: Scope) -> str:
-    # As Django's ASGIRequest computes it.
+def _path_info(scope: Scope, script_name: str) -> str:
+    # As Django's ASGIRequest computes it (script_name: get_script_prefix(scope)).
     path: str = scope["path"]
-    script_name = get_script_prefix(scope)
     return path.removeprefix(script_name) if script_name else path
 
 

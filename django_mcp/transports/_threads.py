@@ -96,6 +96,14 @@ def _then_close_old(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         close_old_connections()
 
 
+def _close_old_then_give_back(pool: RequestThreads, executor: ThreadPoolExecutor) -> None:
+    # One piece of work, not two: each submit costs a future, a lock and a wake-up.
+    try:
+        close_old_connections()
+    finally:
+        pool.give_back(executor)
+
+
 REQUEST_THREADS: Final = RequestThreads(keep=64)
 """The threads ``McpASGIApp`` lends its requests."""
 
@@ -159,8 +167,7 @@ class Lease(Executor):
         self._released = True
         executor, self._executor = self._executor, None
         if executor is not None:
-            executor.submit(close_old_connections)
-            executor.submit(self._pool.give_back, executor)
+            executor.submit(_close_old_then_give_back, self._pool, executor)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: FBT001, FBT002 - as Executor
         """Release the thread (an Executor's ending)."""
