@@ -97,7 +97,7 @@ def _then_close_old(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
 
 
 def _close_old_then_give_back(pool: RequestThreads, executor: ThreadPoolExecutor) -> None:
-    # One piece of work, not two: each submit costs a future, a lock and a wake-up.
+    # One submit for both: each costs a future, a lock and a wake-up.
     try:
         close_old_connections()
     finally:
@@ -250,9 +250,13 @@ _LEASE: Final[contextvars.ContextVar[Lease]] = contextvars.ContextVar("django_mc
 _ROUTER: Final = _ToCurrentLease()
 
 #: The one ThreadSensitiveContext every ``with lease:`` selects. It is never
-#: entered: it is registered once with its executor, where entering would
-#: register it, and selected per request through asgiref's context variable
-#: (a request's own context would cost a weak-keyed registration, asgiref's
-#: context-local lookups and two coroutines per request).
+#: entered: it is registered once with its executor in
+#: ``SyncToAsync.context_to_thread_executor`` (what entering it would do;
+#: asgiref documents no other way, checked with asgiref 3.13) and selected
+#: per request through ``SyncToAsync.thread_sensitive_context`` (a
+#: request's own context would cost a weak-keyed registration, asgiref's
+#: context-local writes and two coroutines per request). Were asgiref to
+#: stop reading that mapping, the work would go to one thread of asgiref's
+#: own: the test suite checks that it reaches the pool's.
 _TO_LEASE: Final = ThreadSensitiveContext(executor=_ROUTER)
 SyncToAsync.context_to_thread_executor[_TO_LEASE] = _ROUTER

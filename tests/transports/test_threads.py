@@ -96,8 +96,10 @@ async def test_with_a_lease_sync_work_and_the_tasks_it_starts_run_in_its_one_thr
         first = await sync_to_async(ident)()
         from_task = await asyncio.create_task(in_a_task())
         from_ours = await run_sync(ident)
+        name = await sync_to_async(lambda: threading.current_thread().name)()
 
     assert first == from_task == from_ours != threading.get_ident()
+    assert name.startswith("mcp-request")  # the pool's thread, not one asgiref made for the context
     assert lease.used is False  # released on leaving
     elsewhere = await sync_to_async(ident)()
     assert elsewhere != first  # outside the block, asgiref's own routing again
