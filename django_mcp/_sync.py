@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from asgiref.sync import sync_to_async
 
@@ -55,11 +55,22 @@ class SyncCall:
         return (yield self)
 
 
+def _call(fn: Callable[..., _T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _T:
+    return fn(*args, **kwargs)
+
+
+#: One thread-sensitive ``sync_to_async`` for every call: its ``__call__``
+#: keeps nothing between calls, and wrapping each function anew costs a
+#: dozen Python calls (asgiref checks it is no coroutine function, copies
+#: its name and marks the wrapper) for what only a traceback would show.
+_in_sync_thread: Final = sync_to_async(_call, thread_sensitive=True)
+
+
 def run_sync(fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Awaitable[_T]:
     """Return an awaitable of ``fn(*args, **kwargs)``, run where the request's sync work runs."""
     if driving.driving:
         return SyncCall(fn, args, kwargs)
-    return sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
+    return _in_sync_thread(fn, args, kwargs)
 
 
 def sync_or_async(

@@ -52,7 +52,6 @@ import functools
 import io
 from typing import Final
 
-from asgiref.sync import ThreadSensitiveContext
 from django.core.handlers.asgi import ASGIRequest, get_script_prefix
 from django.urls import get_resolver, set_script_prefix
 
@@ -97,36 +96,33 @@ class McpASGIApp:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        endpoint = endpoint_at(_path_info(scope))
+        script_prefix = get_script_prefix(scope)
+        endpoint = endpoint_at(_path_info(scope, script_prefix))
         if endpoint is None:
             await self.app(scope, receive, send)
         elif self.direct:
-            await _serve(endpoint, scope, receive, send)
+            await _serve(endpoint, scope, receive, send, script_prefix)
         else:
             await _size_checked(self.app, scope, receive, send)
 
 
-async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send) -> None:
+async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send, script_prefix: str) -> None:
     """Serve one MCP request with the endpoint; a disconnect cancels it, as in Django's ``ASGIHandler``."""
-    set_script_prefix(get_script_prefix(scope))
+    set_script_prefix(script_prefix)
     connection = _Connection(receive)
     exchange = _exchange_of(scope, connection)
-    lease = REQUEST_THREADS.lease()
-    try:
-        async with ThreadSensitiveContext(executor=lease):
-            try:
-                reply = await endpoint.serve(exchange)
-                await _send_reply(reply, send, lease, exchange.body)  # type: ignore[arg-type]  # a ChunkedBody
-            except _Gone:
-                return  # gone before its request was complete: nobody to answer
-            except asyncio.CancelledError:
-                if not connection.gone:
-                    raise
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]  # cancelled for the client that left
-            finally:
-                connection.stop_listening()
-    finally:
-        lease.release()
+    with REQUEST_THREADS.lease() as lease:  # the request's sync work goes to one thread, taken when needed
+        try:
+            reply = await endpoint.serve(exchange)
+            await _send_reply(reply, send, lease, exchange.body)  # type: ignore[arg-type]  # a ChunkedBody
+        except _Gone:
+            return  # gone before its request was complete: nobody to answer
+        except asyncio.CancelledError:
+            if not connection.gone:
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # cancelled for the client that left
+        finally:
+            connection.stop_listening()
 
 
 def _exchange_of(scope: Scope, connection: _Connection) -> HttpExchange:
@@ -272,10 +268,9 @@ def _raw_header(header: tuple[str, str]) -> tuple[bytes, bytes]:
     return name.lower().encode("latin-1"), value.encode("latin-1")
 
 
-def _path_info(scope: Scope) -> str:
-    # As Django's ASGIRequest computes it.
+def _path_info(scope: Scope, script_name: str) -> str:
+    # As Django's ASGIRequest computes it (script_name: get_script_prefix(scope)).
     path: str = scope["path"]
-    script_name = get_script_prefix(scope)
     return path.removeprefix(script_name) if script_name else path
 
 

@@ -485,3 +485,104 @@ async def test_a_content_length_of_non_ascii_digits_declares_no_length() -> None
 
     assert recorder.status == 400  # the MCP headers are missing: answered, not a crash
     assert recorder.body["error"]["code"] == jsonrpc.HEADER_MISMATCH
+
+
+# ------------------------------------------------------- threads
+
+
+@pytest.mark.urls("tests.echo_server")
+async def test_an_async_echo_tool_call_takes_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django_mcp.transports._threads import Lease
+    from tests.calls import started
+    from tests.echo_server import URL as ECHO_URL
+    from tests.echo_server import echo_request
+
+    app = McpASGIApp(get_asgi_application())
+    data, headers = echo_request()
+    scope = http_scope(ECHO_URL, headers=[("Content-Type", "application/json"), *headers.items()])
+    submitted: list[object] = []
+    original = Lease.submit
+
+    def counted(lease: Lease, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        submitted.append(fn)
+        return original(lease, fn, *args, **kwargs)
+
+    monkeypatch.setattr(Lease, "submit", counted)
+    await app(dict(scope), sending(data), Recorder().send)  # warm
+    submitted.clear()
+
+    with started(monkeypatch) as seen:
+        recorders = [Recorder() for _ in range(5)]
+        for recorder in recorders:
+            await app(dict(scope), sending(data), recorder.send)
+
+    assert [recorder.body["result"]["content"] for recorder in recorders] == [
+        [{"type": "text", "text": "hello"}]
+    ] * 5
+    # No sync work: no hop to a thread, none taken, none started.
+    assert (submitted, seen.threads, seen.loops) == ([], 0, 0)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.urls("tests.echo_server")
+async def test_a_sync_orm_tool_call_makes_one_hop_to_a_thread_lent_from_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from asgiref.sync import sync_to_async
+    from django.contrib.auth import get_user_model
+
+    import tests.echo_server
+    from django_mcp.transports._threads import Lease
+    from tests.calls import started
+    from tests.echo_server import ORM_URL, orm_request
+
+    await sync_to_async(get_user_model().objects.create_user)("asgi-orm")
+    read = tests.echo_server.first_usernames
+    readers: list[str] = []
+
+    def reading() -> str:
+        readers.append(threading.current_thread().name)
+        return read()
+
+    monkeypatch.setattr(tests.echo_server, "first_usernames", reading)
+    app = McpASGIApp(get_asgi_application())
+    data, headers = orm_request()
+    scope = http_scope(ORM_URL, headers=[("Content-Type", "application/json"), *headers.items()])
+    hops: list[object] = []
+    original = Lease.submit
+
+    def counted(lease: Lease, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        hops.append(fn)
+        return original(lease, fn, *args, **kwargs)
+
+    monkeypatch.setattr(Lease, "submit", counted)
+    await app(dict(scope), sending(data), Recorder().send)  # warm: the pool's thread is started once
+    hops.clear()
+    readers.clear()
+
+    with started(monkeypatch) as seen:
+        recorders = [Recorder() for _ in range(5)]
+        for recorder in recorders:
+            await _thread_given_back()
+            await app(dict(scope), sending(data), recorder.send)
+
+    assert [recorder.body["result"]["content"] for recorder in recorders] == [
+        [{"type": "text", "text": "asgi-orm"}]
+    ] * 5
+    # One hop per request, to a thread lent from the pool: none started.
+    assert (len(hops), seen.threads, seen.loops) == (5, 0, 0)
+    assert len(readers) == 5
+    assert all(name.startswith("mcp-request") for name in readers), readers
+
+
+async def _thread_given_back() -> None:
+    """Wait until the last request's thread is back in the pool (it goes back once its work is done)."""
+    from django_mcp.transports._threads import REQUEST_THREADS
+
+    for _ in range(500):
+        if REQUEST_THREADS._idle:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the request's thread never came back to the pool")

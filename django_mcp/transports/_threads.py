@@ -3,8 +3,8 @@
 A request's thread-sensitive sync work (a sync tool, a session looked up in
 the database, Django's async ORM, a sync ``authorize()``) must run in one
 thread of its own, one call after another, as under Django's handlers. The
-adapters route it with asgiref's ``ThreadSensitiveContext(executor=...)``
-(asgiref 3.13+) to one of these:
+adapters route it with asgiref's ``ThreadSensitiveContext`` (asgiref 3.13+)
+to one of these:
 
 * ``Lease`` (``McpASGIApp``): a single-thread executor lent from
   ``REQUEST_THREADS`` the first time the request needs it, and given back
@@ -12,7 +12,12 @@ adapters route it with asgiref's ``ThreadSensitiveContext(executor=...)``
   ``request_finished`` would (so ``CONN_MAX_AGE`` connections live on,
   where Django's ASGI handler starts and ends a thread per request). A
   long-lived stream gives its thread back as soon as it starts idling; its
-  later sync work goes to one shared thread.
+  later sync work goes to one shared thread. ``with lease:`` routes the
+  request's work to it: one ``ThreadSensitiveContext`` made once for the
+  process (``_TO_LEASE``) sends every thread-sensitive call to the lease
+  of the request whose context makes it, so a request pays two context
+  variables, not a context of its own, and a request that does no sync
+  work takes no thread.
 * ``CallerThread`` (under WSGI: the view and ``McpWSGIApp``): the very
   thread that serves the request, as ``async_to_sync`` does, so the work
   shares that thread's database connection (its transaction,
@@ -22,11 +27,13 @@ adapters route it with asgiref's ``ThreadSensitiveContext(executor=...)``
 from __future__ import annotations
 
 import collections
+import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
+from asgiref.sync import AsyncToSync, SyncToAsync, ThreadSensitiveContext
 from django.db import close_old_connections, connections
 
 __all__ = ["REQUEST_THREADS", "CallerThread", "Lease", "RequestThreads"]
@@ -89,19 +96,58 @@ def _then_close_old(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         close_old_connections()
 
 
+def _close_old_then_give_back(pool: RequestThreads, executor: ThreadPoolExecutor) -> None:
+    # One submit for both: each costs a future, a lock and a wake-up.
+    try:
+        close_old_connections()
+    finally:
+        pool.give_back(executor)
+
+
 REQUEST_THREADS: Final = RequestThreads(keep=64)
 """The threads ``McpASGIApp`` lends its requests."""
 
 
 class Lease(Executor):
-    """One request's sync thread: taken from its pool when first needed, given back at the end."""
+    """One request's sync thread: taken from its pool when first needed, given back at the end.
 
-    __slots__ = ("_executor", "_pool", "_released")
+    ``with lease:`` routes the thread-sensitive sync work of the block (and
+    of the tasks it starts) to the lease, as
+    ``ThreadSensitiveContext(executor=lease)`` would, and releases it at the
+    end. Enter it once, in the task that serves the request.
+    """
+
+    __slots__ = ("_executor", "_parent", "_pool", "_released", "_tokens")
 
     def __init__(self, pool: RequestThreads) -> None:
         self._pool = pool
         self._executor: ThreadPoolExecutor | None = None
         self._released = False
+        self._parent: Executor | None = None
+        self._tokens: tuple[contextvars.Token[Lease], contextvars.Token[ThreadSensitiveContext]] | None = None
+
+    def __enter__(self) -> Lease:
+        """Route the request's thread-sensitive sync work to this lease."""
+        # As ThreadSensitiveContext(executor=...) does on entering: an
+        # async_to_sync caller's thread, inherited from above, would take
+        # precedence over the context; hidden, and put back on leaving.
+        parent = getattr(AsyncToSync.executors, "current", None)
+        if parent is not None:
+            self._parent = parent
+            AsyncToSync.executors.current = None
+        self._tokens = (_LEASE.set(self), SyncToAsync.thread_sensitive_context.set(_TO_LEASE))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Stop routing work here (the request is over) and release the thread."""
+        tokens, self._tokens = self._tokens, None
+        if tokens is not None:
+            SyncToAsync.thread_sensitive_context.reset(tokens[1])
+            _LEASE.reset(tokens[0])
+        if self._parent is not None:
+            AsyncToSync.executors.current = self._parent
+            self._parent = None
+        self.release()
 
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
         """Run ``fn`` in the request's thread (the shared one once released)."""
@@ -121,8 +167,7 @@ class Lease(Executor):
         self._released = True
         executor, self._executor = self._executor, None
         if executor is not None:
-            executor.submit(close_old_connections)
-            executor.submit(self._pool.give_back, executor)
+            executor.submit(_close_old_then_give_back, self._pool, executor)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: FBT001, FBT002 - as Executor
         """Release the thread (an Executor's ending)."""
@@ -187,3 +232,31 @@ class CallerThread(Executor):
         """Refuse further work: the request it belongs to has ended."""
         with self._ready:
             self._done = True
+
+
+class _ToCurrentLease(Executor):
+    """Send work to the lease of the request whose context submits it (``with lease:``)."""
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Run ``fn`` in the submitting request's thread."""
+        # asgiref submits from the awaiting coroutine (loop.run_in_executor),
+        # in the request's context: a task the request started inherits it.
+        return _LEASE.get().submit(fn, *args, **kwargs)
+
+
+#: The lease of the request whose context this is (set by ``with lease:``).
+_LEASE: Final[contextvars.ContextVar[Lease]] = contextvars.ContextVar("django_mcp.lease")
+
+_ROUTER: Final = _ToCurrentLease()
+
+#: The one ThreadSensitiveContext every ``with lease:`` selects. It is never
+#: entered: it is registered once with its executor in
+#: ``SyncToAsync.context_to_thread_executor`` (what entering it would do;
+#: asgiref documents no other way, checked with asgiref 3.13) and selected
+#: per request through ``SyncToAsync.thread_sensitive_context`` (a
+#: request's own context would cost a weak-keyed registration, asgiref's
+#: context-local writes and two coroutines per request). Were asgiref to
+#: stop reading that mapping, the work would go to one thread of asgiref's
+#: own: the test suite checks that it reaches the pool's.
+_TO_LEASE: Final = ThreadSensitiveContext(executor=_ROUTER)
+SyncToAsync.context_to_thread_executor[_TO_LEASE] = _ROUTER
