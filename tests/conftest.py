@@ -347,16 +347,23 @@ def node_bin() -> Path:
 
 @pytest.fixture(autouse=True)
 def _fresh_sync_threads() -> Iterator[None]:
-    """Let McpASGIApp's idle sync threads go after each test.
+    """Let McpASGIApp's idle sync threads go after each test, and close asgiref's thread's connections.
 
     A thread kept for a later request keeps its database connection, and
     the test database (in-memory SQLite ignores close()) must not reach a
-    test without database access.
+    test without database access. An async test's ORM calls run in
+    asgiref's one thread-sensitive thread (no request context lends
+    another), whose connection would otherwise stay open to the end: on
+    PostgreSQL pytest-django then cannot drop the test database.
     """
     yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
     from django_mcp.transports._threads import REQUEST_THREADS
 
     REQUEST_THREADS.clear()
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture
