@@ -3,7 +3,8 @@
 Tests that drive the server with real clients (the official conformance
 suite, the official Python and TypeScript SDK clients) need it listening on
 a socket. It runs ``uvicorn testproject.asgi:application`` with one worker
-on a free loopback port and an SQLite database of its own; every wait is
+on a free loopback port and a database of its own (``tests/databases.py``:
+an SQLite file, or a PostgreSQL database on that line); every wait is
 bounded. A server that exits or never listens is killed and reaped, and the
 error shows the tail of its output (``start_server``). Tests of several
 workers and of Redis faults get a ``redis-server`` of their own
@@ -26,11 +27,18 @@ from typing import Any
 
 import pytest
 
+from tests.databases import database_env, drop_databases
+
 ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "tests" / "node"
 #: Seconds a server may take to listen, and then to exit once asked to.
 READY_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Drop the PostgreSQL databases the session's processes had (``tests/databases.py``)."""
+    drop_databases()
 
 
 def _free_port() -> int:
@@ -235,7 +243,7 @@ def _live_server(
     database = tmp_path_factory.mktemp("live") / "live.sqlite3"
     env = {
         **os.environ,
-        "DJANGO_MCP_DB": str(database),
+        **database_env(database),
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
         **extra_env,
     }
@@ -339,16 +347,23 @@ def node_bin() -> Path:
 
 @pytest.fixture(autouse=True)
 def _fresh_sync_threads() -> Iterator[None]:
-    """Let McpASGIApp's idle sync threads go after each test.
+    """Let McpASGIApp's idle sync threads go after each test, and close asgiref's thread's connections.
 
     A thread kept for a later request keeps its database connection, and
     the test database (in-memory SQLite ignores close()) must not reach a
-    test without database access.
+    test without database access. An async test's ORM calls run in
+    asgiref's one thread-sensitive thread (no request context lends
+    another), whose connection would otherwise stay open to the end: on
+    PostgreSQL pytest-django then cannot drop the test database.
     """
     yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
     from django_mcp.transports._threads import REQUEST_THREADS
 
     REQUEST_THREADS.clear()
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from tests.conftest import ROOT, _free_port, _stop, _tail, _wait_until_listening, uvicorn_command
+from tests.databases import database_env
 
 REDIS_SERVER: Final = shutil.which("redis-server")
 NO_REDIS_SERVER: Final = (
@@ -265,7 +266,7 @@ def worker_env(redis_url: str | None, directory: Path, **extra: str) -> dict[str
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
-        "DJANGO_MCP_DB": str(directory / "db.sqlite3"),
+        **database_env(directory / "db.sqlite3"),
         "PYTHONPATH": str(ROOT),
         **extra,
     }

@@ -110,12 +110,18 @@ def test_ci_run_stops_with_a_clear_message_without_python_3_12(tmp_path: Path) -
 def test_every_line_of_ci_run_installs_from_its_lock_file() -> None:
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
-    lines = re.findall(r"^PYTHON=\S+ VENV=(\S+) CONSTRAINTS=(\S+) bash \.ci/test$", script, re.MULTILINE)
+    lines = re.findall(
+        r"^(DJANGO_MCP_PG_NAME=\S+ )?PYTHON=\S+ VENV=(\S+) CONSTRAINTS=(\S+) bash \.ci/test$",
+        script,
+        re.MULTILINE,
+    )
 
+    # The 3.11 line on SQLite, the 3.12 line on PostgreSQL (a database of the run's own).
     assert lines == [
-        (".venv", ".ci/constraints/py311-django52.txt"),
-        (".venv-py312", ".ci/constraints/py312-django6.txt"),
+        ("", ".venv", ".ci/constraints/py311-django52.txt"),
+        ('DJANGO_MCP_PG_NAME="$PG_NAME" ', ".venv-py312", ".ci/constraints/py312-django6.txt"),
     ]
+    assert 'PG_NAME="django_mcp_ci_$$"' in script
     assert sorted(path.name for path in CONSTRAINTS.glob("*.txt")) == sorted(LINES)
 
 

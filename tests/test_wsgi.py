@@ -9,16 +9,18 @@ body is drained before the answer goes, and a disallowed Host is JSON.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 
 from django_mcp.protocol import jsonrpc
 from django_mcp.transports._body import DRAIN_BYTES
@@ -28,8 +30,7 @@ from tests.wire import modern_headers, tool_request
 
 URL = "/conformance/mcp"
 
-# request_started/request_finished close old database connections in this
-# thread, as under Django's handler: the thread's test connection is touched.
+# The tools and the session middleware read the database, in this thread.
 pytestmark = pytest.mark.django_db
 
 
@@ -89,12 +90,31 @@ def call(app: McpWSGIApp, env: dict[str, Any]) -> tuple[int, dict[str, str], byt
         started["status"] = int(status.split(" ", 1)[0])
         started["headers"] = {name.lower(): value for name, value in headers}
 
-    result: Iterable[bytes] = app(env, start_response)
-    try:
-        body = b"".join(result)
-    finally:
-        getattr(result, "close", lambda: None)()
+    with _test_connection_kept():
+        result: Iterable[bytes] = app(env, start_response)
+        try:
+            body = b"".join(result)
+        finally:
+            getattr(result, "close", lambda: None)()
     return started["status"], started["headers"], body
+
+
+@contextlib.contextmanager
+def _test_connection_kept() -> Iterator[None]:
+    """Keep ``close_old_connections`` off the request signals while the block runs.
+
+    As Django's test client does: it closes a connection inside a
+    transaction, which is where a test's connection is, and then the test's
+    data is gone (on PostgreSQL; SQLite's in-memory test database ignores
+    the close). The signals are still sent, to every other receiver.
+    """
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def warm_python_calls(

@@ -47,6 +47,10 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.databases import database_env  # noqa: E402
+
 PATH = "/conformance/mcp"
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -194,10 +198,11 @@ def _gunicorn(port: int) -> list[str]:
 def start_server(serve: str = "fast-asgi") -> tuple[subprocess.Popen[bytes], str]:
     """Start the demo project served the ``serve`` way; return the process and its URL."""
     command, extra_env = SERVE[serve]
+    # An SQLite file, or a PostgreSQL database when DJANGO_MCP_PG_NAME is set.
     database = Path(tempfile.mkdtemp()) / "soak.sqlite3"
     env = {
         **os.environ,
-        "DJANGO_MCP_DB": str(database),
+        **database_env(database),
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
         **extra_env,
     }

@@ -52,6 +52,7 @@ from django_mcp.admin import mcp_catalog_view
 from django_mcp.registry import registry
 from testproject.conformance.mcp import ConformanceServer
 from tests.conftest import _free_port, uvicorn_command
+from tests.databases import database_env
 
 try:
     from playwright.sync_api import sync_playwright
@@ -166,7 +167,7 @@ def site_url(
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.browser.playground_site.settings",
-        "DJANGO_MCP_DB": str(folder / "db.sqlite3"),
+        **database_env(folder / "db.sqlite3"),
     }
     manage = [sys.executable, "testproject/manage.py"]
     _run([*manage, "migrate", "--noinput", "-v", "0"], env=env)

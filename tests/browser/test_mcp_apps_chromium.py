@@ -49,6 +49,7 @@ from tests.browser.test_admin_chromium import (
     chromium_path,
 )
 from tests.conftest import _free_port, uvicorn_command
+from tests.databases import database_env
 from tests.wire import modern_headers, modern_meta, modern_request
 
 try:
@@ -153,7 +154,7 @@ def demo_url(
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
-        "DJANGO_MCP_DB": str(folder / "db"),
+        **database_env(folder / "db"),
     }
     manage = [sys.executable, "testproject/manage.py"]
     _run([*manage, "migrate", "--noinput", "-v", "0"], env=env)

@@ -141,6 +141,8 @@ def demo(
         "DEMO_ALLOWED_DISTRIBUTIONS": ",".join(sorted(demo_distributions())),
         "PYTHONPATH": str(folder),
     }
+    # The demo runs on SQLite, its embedded default, whatever database the suite runs on.
+    env.pop("DJANGO_MCP_PG_NAME", None)
     log = folder / "demo.log"
     with start_server(["bash", ".ci/demo"], port=port, log_path=log, env=env, ready_timeout=READY_TIMEOUT):
         urls, username, password, stdio = _printed(log.read_text(encoding="utf-8"))

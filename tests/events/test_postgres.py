@@ -83,6 +83,23 @@ class EventsBackend(PostgresEventBackend):
     alias = ALIAS
 
 
+#: A ``DATABASES`` alias that is not PostgreSQL, whatever database the suite runs on.
+SQLITE_ALIAS = "sqlite_events"
+
+
+class SqliteBackend(PostgresEventBackend):
+    """The backend misconfigured: on the SQLite alias ``SQLITE_ALIAS``."""
+
+    alias = SQLITE_ALIAS
+
+
+@pytest.fixture
+def sqlite_alias() -> Iterator[None]:
+    """Add the in-memory SQLite alias ``SQLITE_ALIAS`` for the test."""
+    with _alias(SQLITE_ALIAS, {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}):
+        yield
+
+
 @pytest.fixture
 def backends() -> Iterator[tuple[PostgresEventBackend, PostgresEventBackend]]:
     """Return two backends (two "workers") on the local PostgreSQL."""
@@ -244,10 +261,14 @@ def test_the_backend_path_imports_so_it_is_not_e008(settings: Any) -> None:
     assert "django_mcp.E008" not in _event_errors()
 
 
+@pytest.mark.usefixtures("sqlite_alias")
 def test_an_alias_that_is_not_postgresql_is_e042(settings: Any) -> None:
-    settings.MCP_EVENT_BACKEND = "django_mcp.events.postgres.PostgresEventBackend"  # "default": SQLite
-    [error] = [m for m in run_checks() if m.id == "django_mcp.E042"]
-    assert error.msg == "PostgresEventBackend's database alias 'default' is not a PostgreSQL database."
+    settings.MCP_EVENT_BACKEND = f"{__name__}.SqliteBackend"
+    # django_mcp's checks only: Django's own would open the SQLite alias.
+    [error] = [m for m in run_checks(tags=["django_mcp"]) if m.id == "django_mcp.E042"]
+    assert (
+        error.msg == f"PostgresEventBackend's database alias '{SQLITE_ALIAS}' is not a PostgreSQL database."
+    )
 
 
 def test_an_alias_missing_from_databases_is_e042() -> None:
@@ -267,19 +288,21 @@ def test_a_missing_psycopg_is_e041(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [m.id for m in backend.check()] == ["django_mcp.E041"]
 
 
+@pytest.mark.usefixtures("sqlite_alias")
 async def test_listening_through_an_alias_that_is_not_postgresql_is_refused_not_raised() -> None:
     with pytest.raises(EventsUnavailable, match="not PostgreSQL") as refused:
-        async with PostgresEventBackend().listen():
+        async with SqliteBackend().listen():
             pass  # pragma: no cover - never entered
     assert refused.value.retry_after >= 1
 
 
+@pytest.mark.usefixtures("sqlite_alias")
 async def test_subscriptions_listen_through_a_misconfigured_backend_is_503_not_500(
     async_client: Any, settings: Any
 ) -> None:
     from tests.transports.conftest import Wire
 
-    settings.MCP_EVENT_BACKEND = "django_mcp.events.postgres.PostgresEventBackend"  # on SQLite
+    settings.MCP_EVENT_BACKEND = f"{__name__}.SqliteBackend"
     wire = Wire(async_client)
     listen = wire.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, request_id=3)
 

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from tests.conftest import _free_port, uvicorn_command
+from tests.databases import database_env
 from tests.wire import modern_headers, modern_request
 
 StartServer = Callable[..., AbstractContextManager[Popen[bytes]]]
@@ -54,7 +55,7 @@ def server(start_server: StartServer, tmp_path_factory: pytest.TempPathFactory) 
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "testproject.settings",
-        "DJANGO_MCP_DB": str(folder / "db.sqlite3"),
+        **database_env(folder / "db.sqlite3"),
     }
     with start_server(uvicorn_command(port), port=port, log_path=folder / "uvicorn.log", env=env) as process:
         yield f"http://127.0.0.1:{port}", process.pid

@@ -12,7 +12,8 @@ process.
 
 The child gets only what an MCP host would give it: the SDK's default
 environment (``PATH``, ``HOME``, ...), the settings module, a temporary
-SQLite database migrated and seeded once for this module, and
+database migrated and seeded once for this module (an SQLite file, or on
+PostgreSQL a database of its own, ``tests/databases.py``), and
 ``DJANGO_MCP_LOG=DEBUG`` so django_mcp logs everything it can to stderr.
 The SDK reports every stdout line it cannot parse as a JSON-RPC message as
 an exception to the client's message handler; each connection collects
@@ -44,6 +45,7 @@ from mcp.shared.message import SessionMessage
 
 from testproject.demo.mcp import GENRES
 from testproject.demo.seed import AUTHORS
+from tests.databases import database_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,10 +68,10 @@ WIZARD = ("9780547773742", "A Wizard of Earthsea", "Ursula K. Le Guin")
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Return a migrated SQLite file holding the demo library."""
-    path = tmp_path_factory.mktemp("stdio") / "library.sqlite3"
-    env = {**os.environ, "DJANGO_MCP_DB": str(path), "DJANGO_SETTINGS_MODULE": "testproject.settings"}
+def database(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Return the environment naming a migrated database holding the demo library."""
+    database = database_env(tmp_path_factory.mktemp("stdio") / "library.sqlite3")
+    env = {**os.environ, **database, "DJANGO_SETTINGS_MODULE": "testproject.settings"}
     for command in (["migrate", "--noinput", "-v", "0"], ["seed_demo"]):
         subprocess.run(
             [sys.executable, "testproject/manage.py", *command],
@@ -79,7 +81,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
             capture_output=True,
             timeout=SETUP_TIMEOUT,
         )
-    return path
+    return database
 
 
 @pytest.fixture(params=[MODERN, LEGACY])
@@ -91,14 +93,14 @@ def era(request: pytest.FixtureRequest) -> str:
 class StdioServer:
     """One ``manage.py mcp_stdio`` child process, as the SDK runs it."""
 
-    def __init__(self, database: Path, stderr: Path) -> None:
+    def __init__(self, database: dict[str, str], stderr: Path) -> None:
         self.parameters = StdioServerParameters(
             command=sys.executable,
             args=["testproject/manage.py", "mcp_stdio", SERVER],
             cwd=ROOT,
             env={
                 "DJANGO_SETTINGS_MODULE": "testproject.settings",
-                "DJANGO_MCP_DB": str(database),
+                **database,
                 "DJANGO_MCP_LOG": "DEBUG",
             },
         )
@@ -138,7 +140,7 @@ class StdioServer:
 
 
 @pytest.fixture
-def server(database: Path, tmp_path: Path) -> StdioServer:
+def server(database: dict[str, str], tmp_path: Path) -> StdioServer:
     """Return a launcher for the demo library's STDIO server."""
     return StdioServer(database, tmp_path / "stderr.log")
 

@@ -219,7 +219,14 @@ async def test_a_task_runs_once_whoever_else_tries() -> None:
     task_id = await create("checkpoint")
     await McpTask.objects.filter(pk=task_id).aupdate(running=True)
 
-    assert await asyncio.to_thread(claim, task_id, 30) is None
+    # Another worker's claim, from a thread of its own that closes its connection as it ends.
+    def claim_elsewhere() -> Any:
+        try:
+            return claim(task_id, 30)
+        finally:
+            connections.close_all()
+
+    assert await asyncio.to_thread(claim_elsewhere) is None
 
 
 async def test_state_only_input_asks_for_another_run_which_gets_its_state() -> None:
