@@ -98,7 +98,11 @@ class ToolReplies:
         if settings.server_info:
             info = {META_SERVER_INFO: compiled.info}
             meta = b'"_meta":' + encode_message(info) + b","
-            self._usable = encoded_size(info) <= settings.limits.max_metadata_size
+            limit = settings.limits.max_metadata_size
+            # A limit of the wrong type is the system check's to report
+            # (django_mcp.E001), not a reason to fail on a settings change:
+            # the general path then serves, as it did before these bytes.
+            self._usable = type(limit) is int and encoded_size(info) <= limit
         self._head = b',"result":' + _PLAIN_HEAD + meta
         self._limit = settings.limits.max_response_size
 

@@ -98,6 +98,17 @@ def test_server_info_over_the_metadata_limit_is_left_to_the_general_path() -> No
     assert ToolReplies(Sums.compiled(), tight).reply(1, "tools/call", RESULTS[0]) is None
 
 
+@pytest.mark.parametrize("limit", ["10", None, 1.5])
+def test_a_metadata_limit_of_the_wrong_type_leaves_the_answer_to_the_general_path(limit: Any) -> None:
+    # The system check reports such a setting (django_mcp.E001); changing it
+    # must not break the dispatcher's settings reload.
+    settings = get_settings()
+    limits = dataclasses.replace(settings.limits, max_metadata_size=limit)
+    wrong = dataclasses.replace(settings, limits=limits)
+
+    assert ToolReplies(Sums.compiled(), wrong).reply(1, "tools/call", RESULTS[0]) is None
+
+
 def test_an_answer_over_the_response_limit_is_refused_and_logged(caplog: pytest.LogCaptureFixture) -> None:
     settings = get_settings()
     size = len(general(1, RESULTS[1], settings))
