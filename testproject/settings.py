@@ -158,6 +158,10 @@ elif _TASKS_MODE == "celery":
     if _celery_prefix := os.environ.get("DJANGO_MCP_CELERY_PREFIX", ""):
         CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": _celery_prefix}
     CELERY_TASK_SERIALIZER = "json"
+    # Acknowledge a job when it ends rather than when a worker takes it, so
+    # the broker hands a killed worker's job to the next one (the live tests
+    # prove django_mcp runs such a job once).
+    CELERY_TASK_ACKS_LATE = os.environ.get("DJANGO_MCP_CELERY_ACKS_LATE") == "1"
     # No result backend: silence the backend's warnings about get_result().
     SILENCED_SYSTEM_CHECKS = ["django_tasks_celery.W001", "django_tasks_celery.W002"]
 

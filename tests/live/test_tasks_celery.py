@@ -275,3 +275,52 @@ def test_a_task_whose_celery_worker_is_killed_fails_within_the_lease_and_one_pol
     assert ended["status"] == "failed"
     assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
     assert polls <= math.ceil(LEASE / interval) + 1
+
+
+@pytest.fixture
+def late(
+    broker: str,
+    start_server: Callable[..., contextlib.AbstractContextManager[Any]],
+    migrated_template: Callable[[str], str],
+    tmp_path: Path,
+) -> Iterator[tuple[str, subprocess.Popen[bytes], dict[str, str], Path]]:
+    """Like ``faulty``, with jobs acknowledged when they end; also yield the environment and logs folder."""
+    if broker == "redis":
+        pytest.skip("Redis hands an unacknowledged job on only after its visibility timeout (an hour)")
+    with (
+        _celery_environment(
+            migrated_template,
+            broker,
+            DJANGO_MCP_TASK_LEASE_TIMEOUT=str(LEASE),
+            DJANGO_MCP_CELERY_ACKS_LATE="1",
+        ) as env,
+        _served(env, tmp_path, start_server) as (url, worker),
+    ):
+        yield url, worker, env, tmp_path
+
+
+def test_a_killed_workers_job_handed_to_the_next_worker_does_not_run_the_task_again(
+    late: tuple[str, subprocess.Popen[bytes], dict[str, str], Path],
+) -> None:
+    base, worker, env, logs = late
+    created = _start_long_task(base)
+    interval = created["pollIntervalMs"] / 1000
+    received = rf"Task {re.escape(JOB)}\[([0-9a-f-]+)\] received"
+    job = wait_for(lambda: re.findall(received, (logs / "celery.log").read_text()))
+
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait(timeout=BOUND)
+    # The broker hands the unacknowledged job to the next worker.
+    with _celery_worker(env, logs / "next.log"):
+        ended, polls = _polls_until_ended(base, created["taskId"], interval)
+        handed = wait_for(lambda: re.findall(received, (logs / "next.log").read_text()))
+        next_log = wait_for(lambda: "succeeded" in (text := (logs / "next.log").read_text()) and text)
+
+    assert handed == job
+    # The killed run still holds the task, so the job ends without running it
+    # (no second slow_compute), and the task fails as on any lost worker.
+    assert ended["status"] == "failed"
+    assert ended["error"] == {"code": -32603, "message": "The worker running this task stopped"}
+    assert polls <= math.ceil(LEASE / interval) + 1
+    assert get(base, created["taskId"])["status"] == "failed"
+    assert "Traceback" not in next_log
