@@ -285,6 +285,7 @@ def late(
     tmp_path: Path,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes], dict[str, str], Path]]:
     """Like ``faulty``, with jobs acknowledged when they end; also yield the environment and logs folder."""
+    _require_celery()
     if broker == "redis":
         pytest.skip("Redis hands an unacknowledged job on only after its visibility timeout (an hour)")
     with (
