@@ -150,11 +150,18 @@ elif _TASKS_MODE == "celery":
             "OPTIONS": {"CELERY_APP": "testproject.celery_app.app"},
         }
     }
+    # A Redis URL, or an AMQP one for RabbitMQ (amqp://user:password@host:5672/vhost).
     CELERY_BROKER_URL = os.environ.get("DJANGO_MCP_CELERY_BROKER_URL", "redis://127.0.0.1:6379/12")
-    # Each test's web process and worker share a key prefix of their own, so
-    # two runs on one Redis never take each other's jobs.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": os.environ.get("DJANGO_MCP_CELERY_PREFIX", "")}
+    # Each test's web process and worker share a key prefix of their own on
+    # Redis (a virtual host of their own on RabbitMQ, named in the URL), so
+    # two runs on one broker never take each other's jobs.
+    if _celery_prefix := os.environ.get("DJANGO_MCP_CELERY_PREFIX", ""):
+        CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": _celery_prefix}
     CELERY_TASK_SERIALIZER = "json"
+    # Acknowledge a job when it ends rather than when a worker takes it, so
+    # the broker hands a killed worker's job to the next one (the live tests
+    # prove django_mcp runs such a job once).
+    CELERY_TASK_ACKS_LATE = os.environ.get("DJANGO_MCP_CELERY_ACKS_LATE") == "1"
     # No result backend: silence the backend's warnings about get_result().
     SILENCED_SYSTEM_CHECKS = ["django_tasks_celery.W001", "django_tasks_celery.W002"]
 

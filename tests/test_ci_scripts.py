@@ -88,7 +88,7 @@ def test_ci_run_stops_with_a_clear_message_without_python_3_12(tmp_path: Path) -
     fake.parent.mkdir()
     fake.write_text('#!/bin/sh\n[ "$1" = root ] && echo /nonexistent\nexit 0\n')
     fake.chmod(0o755)
-    # Keep what .ci/run checks before the interpreter (redis-server, chromium).
+    # Keep what .ci/run checks before the interpreter (redis-server, rabbitmq-server, chromium).
     env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
 
     done = subprocess.run(
