@@ -60,7 +60,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 __all__ = ["chromium_path"]
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_MODULES = ROOT / "tests" / "node" / "node_modules"
+NODE_MODULES = (ROOT / "tests" / "node" / "node_modules").resolve()
 EXT_APPS = NODE_MODULES / "@modelcontextprotocol" / "ext-apps" / "dist" / "src" / "app-bridge.js"
 APPS = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
 TOOL = "stock-board"
