@@ -38,9 +38,22 @@ class NapTool(Tool):
         return McpResponse.text("rested")
 
 
+#: Set by a test to hold every ``hold`` call until it is released.
+_held: dict[str, asyncio.Event] = {}
+
+
+class HoldTool(Tool):
+    name = "hold"
+    description = "Answers once the test releases it."
+
+    async def handle(self) -> McpResponse:
+        await _held["release"].wait()
+        return McpResponse.text("held")
+
+
 class NapServer(Server):
     name = "nap"
-    tools = (NapTool,)
+    tools = (NapTool, HoldTool)
 
 
 def nap_dispatcher(*, limit: int, queue_timeout: float) -> Dispatcher:
@@ -67,8 +80,14 @@ async def test_a_burst_twice_the_limit_waits_for_slots_and_all_succeed() -> None
 
 async def test_requests_still_waiting_after_the_queue_timeout_get_503() -> None:
     dispatcher = nap_dispatcher(limit=32, queue_timeout=0.01)
-
-    answers = await burst(dispatcher, 64)
+    release = _held["release"] = asyncio.Event()
+    # The first 32 calls hold their slots until released, however slowly
+    # the machine starts the other 32: those time out waiting, whatever the load.
+    calls = [asyncio.ensure_future(serve(dispatcher, tool_request("hold", request_id=n))) for n in range(64)]
+    while sum(call.done() for call in calls) < 32:
+        await asyncio.sleep(0.005)  # bounded by the module's timeout
+    release.set()
+    answers = await asyncio.gather(*calls)
 
     assert Counter(status for status, _ in answers) == {200: 32, 503: 32}
     refused = [body for status, body in answers if status == 503]
