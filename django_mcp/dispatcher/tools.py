@@ -253,10 +253,7 @@ async def admit(call: Call, *, count_rate: bool = True) -> Admitted | CallToolRe
         if convert_to is None:
             payload = await payload_for(entry, arguments)
         else:  # settled at compile time: one strict msgspec pass validates and builds it
-            try:
-                payload = msgspec.convert(arguments, convert_to, strict=True)
-            except msgspec.ValidationError as error:
-                raise schema_error(error, tp=convert_to, value=arguments) from None
+            payload = _converted_payload(convert_to, arguments)
     except SchemaValidationError as exc:
         refusal = field_errors_result(field_errors(exc.errors))
         return CallToolResult(
@@ -283,12 +280,7 @@ async def run(call: Call, admitted: Admitted) -> CallToolResult | InputRequiredR
             method = getattr(entry.component(), entry.handler.name)
             kwargs = {plan.argument: admitted.payload} if plan.argument else {}
             value = await method(**kwargs) if plan.is_async else await run_sync(method, **kwargs)
-            if type(value) is McpResponse and not value.meta:  # the usual case: one response
-                result = CallToolResult(
-                    content=value.content, structuredContent=value.structured_content, isError=value.is_error
-                )
-            else:
-                result = tool_result(value if isinstance(value, list | tuple) else (value,))
+            result = tool_result(value if isinstance(value, list | tuple) else (value,))
         if isinstance(result, InputRequiredResult):
             if call.request.task is not None:
                 check_input_requests(result, call.request)
@@ -393,6 +385,15 @@ async def payload_for(entry: CompiledTool, arguments: dict[str, Any]) -> Any:
         return arguments
     if entry.input_rules:
         return await validate(input_type, arguments)
+    return _converted_payload(input_type, arguments)
+
+
+def _converted_payload(input_type: Any, arguments: dict[str, Any]) -> Any:
+    """Return ``arguments`` validated and built as ``input_type`` (no rules), in one msgspec pass.
+
+    Raises:
+        SchemaValidationError: the arguments do not fit ``input_type``.
+    """
     # Decoded JSON is already plain: one msgspec pass validates and builds it.
     try:
         return msgspec.convert(arguments, input_type, strict=True)
