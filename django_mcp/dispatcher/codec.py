@@ -79,7 +79,7 @@ class Reply:
 
 
 _message_decoder = msgspec.json.Decoder(jsonrpc.IncomingMessage)
-_params_decoder = msgspec.json.Decoder()
+_any_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
 
@@ -100,77 +100,111 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
     an ``InvalidRequest``. An error raised after the id could be read
     carries it as ``exc.request_id`` so the reply can echo it.
     """
+    # One decode serves the envelope, its params and the repeated-key check.
     try:
-        message = _message_decoder.decode(body)
-    except msgspec.ValidationError as exc:
-        if str(exc).startswith(_OUT_OF_RANGE):
-            raise InvalidRequest("Invalid request: a number is out of range for JSON") from None
-        # Valid JSON but not an object (e.g. a batch array): not a request.
-        raise InvalidRequest(
-            "Invalid request: expected one JSON-RPC object (batches are not supported)"
-        ) from None
+        message = _any_decoder.decode(body)
+    except msgspec.ValidationError:  # the only one: a number past float range
+        raise _out_of_range(body) from None
     except msgspec.DecodeError:
         raise ParseError("Parse error: body is not valid JSON") from None
     except RecursionError:
-        raise _too_deep(None, max_depth) from None
-    request_id = message.id if is_valid_id(message.id) else None
+        raise _too_deep(_readable_id(body), max_depth) from None
+    if type(message) is not dict:
+        # Valid JSON but not an object (e.g. a batch array): not a request.
+        raise InvalidRequest("Invalid request: expected one JSON-RPC object (batches are not supported)")
+    get = message.get
+    raw_id = get("id", UNSET)
+    request_id = raw_id if is_valid_id(raw_id) else None
 
     def invalid(reason: str) -> InvalidRequest:
         error = InvalidRequest(f"Invalid request: {reason}")
         error.request_id = request_id  # type: ignore[attr-defined]
         return error
 
-    if message.jsonrpc != jsonrpc.JSONRPC_VERSION:
+    if get("jsonrpc") != jsonrpc.JSONRPC_VERSION:
         raise invalid('jsonrpc must be "2.0"')
-    if message.id is not UNSET and request_id is None:
+    if raw_id is not UNSET and request_id is None:
         raise invalid("id must be a string or an integer")
-    params: Any = {}
-    if message.params is not UNSET:
-        try:
-            params = _params_decoder.decode(message.params)
-        except RecursionError:
-            raise _too_deep(request_id, max_depth) from None
-        except msgspec.ValidationError:  # the only one: a number past float range
-            error = InvalidParams("Invalid params: a number is out of range for JSON")
-            error.request_id = request_id  # type: ignore[attr-defined]
-            raise error from None
-        except msgspec.DecodeError:  # pragma: no cover - the envelope already parsed
-            raise ParseError() from None
+    has_params = "params" in message
+    params = message["params"] if has_params else {}
+    result, error = get("result", UNSET), get("error", UNSET)
     # Cheap first: fewer brackets than the limit cannot nest deeper than it.
     if isinstance(body, bytes):
         opened = body.count(b"[") + body.count(b"{")
     else:
         opened = body.count("[") + body.count("{")
-    if opened > max_depth and _nests_deeper((params, message.result, message.error), max_depth):
+    if opened > max_depth and _nests_deeper(
+        (params, None if result is UNSET else result, None if error is UNSET else error), max_depth
+    ):
         raise _too_deep(request_id, max_depth)
-    duplicate = _duplicate_key(body)
+    duplicate = _duplicate_key(body, message)
     if duplicate is not None:
         # RFC 8259 leaves repeated names undefined; a proxy keeping the first
         # value and this server the last would disagree about the request.
         raise invalid(f"the key {duplicate!r} appears twice in one object")
-    if message.method is UNSET:
-        if message.id is UNSET or (message.result is UNSET and message.error is UNSET):
+    method = get("method", UNSET)
+    if method is UNSET:
+        if raw_id is UNSET or (result is UNSET and error is UNSET):
             raise invalid("missing method")
         return Envelope(
             kind="response",
-            id=message.id,
-            result=None if message.result is UNSET else message.result,
-            error=None if message.error is UNSET else message.error,
+            id=raw_id,
+            result=None if result is UNSET else result,
+            error=None if error is UNSET else error,
         )
-    if not isinstance(message.method, str) or not message.method:
+    if not isinstance(method, str) or not method:
         raise invalid("method must be a non-empty string")
-    if message.params is not UNSET:
-        if not isinstance(params, dict):
-            error = InvalidParams("params must be an object")
-            error.request_id = request_id  # type: ignore[attr-defined]
-            raise error
+    if has_params and not isinstance(params, dict):
+        invalid_params = InvalidParams("params must be an object")
+        invalid_params.request_id = request_id  # type: ignore[attr-defined]
+        raise invalid_params
     return Envelope(
-        kind="notification" if message.id is UNSET else "request",
+        kind="notification" if raw_id is UNSET else "request",
         id=request_id,
-        method=message.method,
+        method=method,
         params=params,
-        has_params=message.params is not UNSET,
+        has_params=has_params,
     )
+
+
+def _envelope_of(body: bytes | str) -> jsonrpc.IncomingMessage | None:
+    """Return the message with its params left undecoded, None when even that fails.
+
+    Only for a message the one decode refused: it tells whether the fault
+    lies in ``params`` (the id can then be echoed) or in the envelope.
+    """
+    try:
+        message = _message_decoder.decode(body)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    if message.jsonrpc != jsonrpc.JSONRPC_VERSION or not is_valid_id(message.id):
+        return None  # refused for that first, as a message that decodes would be
+    return message
+
+
+def _readable_id(body: bytes | str) -> Any:
+    message = _envelope_of(body)
+    return None if message is None else message.id
+
+
+def _out_of_range(body: bytes | str) -> McpError:
+    """Return the error for a message holding a number past float range."""
+    try:
+        _message_decoder.decode(body)
+    except msgspec.ValidationError as exc:
+        if str(exc).startswith(_OUT_OF_RANGE):
+            return InvalidRequest("Invalid request: a number is out of range for JSON")
+        # Valid JSON but not an object (e.g. a batch array): not a request.
+        return InvalidRequest("Invalid request: expected one JSON-RPC object (batches are not supported)")
+    except (msgspec.MsgspecError, RecursionError):  # pragma: no cover - the one decode read it
+        return ParseError("Parse error: body is not valid JSON")
+    message = _envelope_of(body)
+    if message is None:
+        # The envelope itself is refused, as when the number is elsewhere.
+        return InvalidRequest("Invalid request: a number is out of range for JSON")
+    error = InvalidParams("Invalid params: a number is out of range for JSON")
+    error.request_id = message.id  # type: ignore[attr-defined]
+    return error
 
 
 encode_message: Final[Callable[[Any], bytes]] = _encoder.encode
@@ -184,8 +218,8 @@ Every message the server sends is encoded here, whatever its kind (a
 _OUT_OF_RANGE: Final = "Number out of range"
 
 
-def _duplicate_key(body: bytes | str) -> str | None:
-    """Return a key repeated inside one JSON object of ``body``, if any.
+def _duplicate_key(body: bytes | str, decoded: Any) -> str | None:
+    """Return a key repeated inside one JSON object of ``body`` (``decoded``), if any.
 
     msgspec keeps the last of repeated keys silently. The standard library's
     C parser can hand over every object as its list of pairs instead (a
@@ -201,10 +235,10 @@ def _duplicate_key(body: bytes | str) -> str | None:
     """
     try:
         raw = body if isinstance(body, bytes) else body.encode()
-        if b"\\u" not in raw and raw.count(b":") == _encoder.encode(_params_decoder.decode(raw)).count(b":"):
-            return None
-    except (UnicodeError, msgspec.MsgspecError):  # pragma: no cover - msgspec parsed it already
-        pass
+    except UnicodeError:  # pragma: no cover - msgspec parsed it already
+        raw = b"\\u"
+    if b"\\u" not in raw and raw.count(b":") == _encoder.encode(decoded).count(b":"):
+        return None
     try:
         root = json.loads(body, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError):  # pragma: no cover - msgspec parsed it already

@@ -18,8 +18,9 @@ It does what ``async_to_sync`` does, only later and less often:
   a third party's ``sync_to_async``) is carried on as ``async_to_sync``
   would carry it: its loop runs in a new thread while the calling thread
   runs the request's thread-sensitive sync work (``CallerThread``, routed
-  by asgiref's public ``ThreadSensitiveContext(executor=...)``), so that
-  work shares the calling thread's database connection;
+  there as ``ThreadSensitiveContext(executor=...)`` would route it:
+  ``_threads.route_sync_work``), so that work shares the calling thread's
+  database connection;
 * an answer that is an event stream is sent item by item from the calling
   thread (a WSGI response body), each item awaited in that loop, the sync
   work still run in the calling thread meanwhile; the loop thread ends with
@@ -58,13 +59,13 @@ import contextvars
 import functools
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future
 from typing import Any, Final, TypeVar
 
-from asgiref.sync import SyncToAsync, ThreadSensitiveContext, markcoroutinefunction
+from asgiref.sync import SyncToAsync, markcoroutinefunction
 
 from django_mcp import _sync
-from django_mcp.transports._threads import CallerThread
+from django_mcp.transports._threads import CallerThread, route_sync_work
 
 __all__ = ["SyncDriver", "coroutine_marks", "loop_is_running"]
 
@@ -80,37 +81,38 @@ def loop_is_running() -> bool:
     return asyncio.events._get_running_loop() is not None
 
 
-class SyncDriver:
+class SyncDriver(Executor):
     """Drive one request's endpoint, and the event stream it may answer with, from a sync thread.
 
     ``run(make)`` returns what the coroutine ``make()`` returns; ``stream(it)``
     yields an async iterator's items one by one, for a WSGI response body;
     ``close()`` ends the request (call it once, in the same thread, when the
     response is over). The request's thread-sensitive sync work runs in this
-    thread, whenever it waits for the next result.
+    thread, whenever it waits for the next result: the driver is the
+    request's executor (``_threads.route_sync_work``), and makes its
+    ``CallerThread`` only when such work comes, so a request answered in its
+    first step pays for none of it.
     """
 
     def __init__(self) -> None:
         self.loop = _thread_loop()
-        self.caller = CallerThread()
+        #: Runs the sync work handed over by asgiref, in this thread (made when needed).
+        self.caller: CallerThread | None = None
         self.context = contextvars.copy_context()
-        self._sensitive = ThreadSensitiveContext(executor=self.caller)
-        self._entered = False
+        # The copy is the request's alone and is dropped with it: nothing to undo.
+        self.context.run(route_sync_work, self)
+        self._closed = False
         self._runner: threading.Thread | None = None
-        self._noted: dict[str, Any] = {}
-        for name in _NOTED:  # a loop, not a comprehension: no frame of its own
-            self._noted[name] = getattr(SyncToAsync.threadlocal, name, None)
+        #: What asgiref had noted in this thread, put back by close().
+        self._noted: dict[str, Any] | None = None
 
     def run(self, make: Callable[[], Awaitable[_T]]) -> _T:
         """Return the result of the coroutine ``make()`` starts."""
+        return self._drive(make())  # type: ignore[arg-type]  # a coroutine function
 
-        async def main() -> _T:
-            if not self._entered:
-                await self._sensitive.__aenter__()  # type: ignore[no-untyped-call]
-                self._entered = True
-            return await make()
-
-        return self._drive(main())
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Queue ``fn`` for this thread (asgiref's thread-sensitive work of the request)."""
+        return self._caller().submit(fn, *args, **kwargs)
 
     def stream(self, source: AsyncIterator[bytes]) -> Generator[bytes, None, None]:
         """Yield ``source``'s items, each one awaited in the request's loop."""
@@ -126,20 +128,32 @@ class SyncDriver:
             if aclose is not None:
                 self._drive(aclose())
 
-    def close(self) -> None:
-        """End the request: leave its context, stop its loop thread, put asgiref's notes back."""
+    def close(self) -> None:  # type: ignore[override]  # ends the request, not an Executor's shutdown
+        """End the request: refuse its later sync work, stop its loop thread, put asgiref's notes back."""
         try:
-            if self._entered:
-                self._entered = False
-                self._drive(self._sensitive.__aexit__(None, None, None))  # type: ignore[no-untyped-call]
-            self.caller.close()
+            self._closed = True
+            if self.caller is not None:
+                self.caller.close()
             runner, self._runner = self._runner, None
             if runner is not None:
                 self.loop.call_soon_threadsafe(self.loop.stop)
                 runner.join()
         finally:
-            for name, item in self._noted.items():
-                setattr(SyncToAsync.threadlocal, name, item)
+            if self._noted is not None:
+                for name, item in self._noted.items():
+                    setattr(SyncToAsync.threadlocal, name, item)
+
+    def _caller(self) -> CallerThread:
+        """Return the request's ``CallerThread``, made (in this thread) at the first need."""
+        caller = self.caller
+        if caller is None:
+            # asgiref notes its loop in the thread that runs its sync work:
+            # this one, from now on. What was there before is put back.
+            self._noted = {name: getattr(SyncToAsync.threadlocal, name, None) for name in _NOTED}
+            caller = self.caller = CallerThread()
+            if self._closed:
+                caller.close()  # work of a task that outlived the request: refused
+        return caller
 
     def _drive(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         """Return the coroutine's result: stepped here until it awaits the loop, then in the loop's thread."""
@@ -147,9 +161,12 @@ class SyncDriver:
             done, value = _first_step(coroutine, self.loop, self.context)
             if done:
                 return value  # type: ignore[no-any-return]
+            caller = self._caller()  # before the loop's thread could want it
             self._runner = threading.Thread(target=self.loop.run_forever, name="mcp-wsgi-loop", daemon=True)
             self._runner.start()
             coroutine = _Resumed(coroutine, value).run()
+        else:
+            caller = self._caller()
         outcome: Future[_T] = Future()
 
         def start() -> None:
@@ -157,7 +174,7 @@ class SyncDriver:
             task.add_done_callback(functools.partial(_copy_outcome, outcome))
 
         self.loop.call_soon_threadsafe(start)
-        self.caller.run_until(outcome)
+        caller.run_until(outcome)
         return outcome.result()
 
 

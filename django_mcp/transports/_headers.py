@@ -83,6 +83,10 @@ class McpHeaders:
             # Surrounding whitespace is not part of a field value (RFC 9110
             # 5.5); ASGI servers usually strip it, test clients may not.
             values.setdefault(name.lower(), []).append(value.strip(" \t"))
+        self._read(values)
+
+    def _read(self, values: dict[str, list[str]]) -> None:
+        """Keep ``values`` (lowercase name: its values) and read what every request needs."""
         self._values = values
         session = values.get("mcp-session-id")
         version = values.get("mcp-protocol-version")
@@ -113,7 +117,19 @@ class McpHeaders:
     @classmethod
     def from_asgi(cls, raw: Iterable[tuple[bytes, bytes]]) -> McpHeaders:
         """Read an ASGI scope's header list (exact names, repeats kept)."""
-        return cls([(name.decode("latin-1"), value.decode("latin-1")) for name, value in raw])
+        # As __init__ reads pairs, with each name decoded once per process.
+        values: dict[str, list[str]] = {}
+        for raw_name, raw_value in raw:
+            name = _asgi_name(raw_name)
+            value = raw_value.decode("latin-1").strip(" \t")
+            known = values.get(name)
+            if known is None:
+                values[name] = [value]
+            else:
+                known.append(value)
+        headers = cls.__new__(cls)
+        headers._read(values)
+        return headers
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, Any]) -> McpHeaders:
@@ -122,14 +138,17 @@ class McpHeaders:
         A WSGI server has already joined a repeated header into one value,
         so there a repeat cannot be told apart.
         """
-        pairs = [
-            (name[5:].replace("_", "-"), value) for name, value in environ.items() if name[:5] == "HTTP_"
-        ]
-        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            value = environ.get(name)
+        values: dict[str, list[str]] = {}
+        for key, value in environ.items():
+            if key[:5] == "HTTP_":
+                values[_environ_name(key)] = [value.strip(" \t")]
+        for key, name in (("CONTENT_TYPE", "content-type"), ("CONTENT_LENGTH", "content-length")):
+            value = environ.get(key)
             if value:
-                pairs.append((name.replace("_", "-"), value))
-        return cls(pairs)
+                values.setdefault(name, []).append(value.strip(" \t"))
+        headers = cls.__new__(cls)
+        headers._read(values)
+        return headers
 
     def joined(self, name: str, separator: str = ", ") -> str | None:
         """Return every value of ``name`` joined as one (a list header, RFC 9110 5.3), None if absent."""
@@ -153,6 +172,18 @@ class McpHeaders:
             if name.startswith(prefix):
                 out[name[len(prefix) :]] = self.get(name) or ""
         return out
+
+
+@functools.lru_cache(maxsize=256)  # clients send the same few header names
+def _asgi_name(raw: bytes) -> str:
+    """Return an ASGI header name as ``McpHeaders`` keys it (ASGI servers send it lowercase already)."""
+    return raw.decode("latin-1").lower()
+
+
+@functools.lru_cache(maxsize=256)
+def _environ_name(key: str) -> str:
+    """Return the header name of a WSGI environ key (``HTTP_MCP_METHOD``: ``mcp-method``)."""
+    return key[5:].replace("_", "-").lower()
 
 
 @functools.lru_cache(maxsize=256)  # the same method and tool names come again and again

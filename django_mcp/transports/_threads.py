@@ -14,14 +14,15 @@ to one of these:
   long-lived stream gives its thread back as soon as it starts idling; its
   later sync work goes to one shared thread. ``with lease:`` routes the
   request's work to it: one ``ThreadSensitiveContext`` made once for the
-  process (``_TO_LEASE``) sends every thread-sensitive call to the lease
-  of the request whose context makes it, so a request pays two context
-  variables, not a context of its own, and a request that does no sync
-  work takes no thread.
+  process (``_TO_REQUEST``) sends every thread-sensitive call to the
+  executor of the request whose context makes it, so a request pays two
+  context variables, not a context of its own, and a request that does no
+  sync work takes no thread.
 * ``CallerThread`` (under WSGI: the view and ``McpWSGIApp``): the very
   thread that serves the request, as ``async_to_sync`` does, so the work
   shares that thread's database connection (its transaction,
-  ``ATOMIC_REQUESTS``, a test's transaction).
+  ``ATOMIC_REQUESTS``, a test's transaction). The WSGI driver routes to it
+  the same way (``route_sync_work``), making it only when such work comes.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
+from asgiref.current_thread_executor import CurrentThreadExecutor
 from asgiref.sync import AsyncToSync, SyncToAsync, ThreadSensitiveContext
 from django.db import close_old_connections, connections
 
-__all__ = ["REQUEST_THREADS", "CallerThread", "Lease", "RequestThreads"]
+__all__ = ["REQUEST_THREADS", "CallerThread", "Lease", "RequestThreads", "route_sync_work"]
 
 _T = TypeVar("_T")
 
@@ -117,36 +119,24 @@ class Lease(Executor):
     end. Enter it once, in the task that serves the request.
     """
 
-    __slots__ = ("_executor", "_parent", "_pool", "_released", "_tokens")
+    __slots__ = ("_executor", "_pool", "_released", "_routing")
 
     def __init__(self, pool: RequestThreads) -> None:
         self._pool = pool
         self._executor: ThreadPoolExecutor | None = None
         self._released = False
-        self._parent: Executor | None = None
-        self._tokens: tuple[contextvars.Token[Lease], contextvars.Token[ThreadSensitiveContext]] | None = None
+        self._routing: _Routing | None = None
 
     def __enter__(self) -> Lease:
         """Route the request's thread-sensitive sync work to this lease."""
-        # As ThreadSensitiveContext(executor=...) does on entering: an
-        # async_to_sync caller's thread, inherited from above, would take
-        # precedence over the context; hidden, and put back on leaving.
-        parent = getattr(AsyncToSync.executors, "current", None)
-        if parent is not None:
-            self._parent = parent
-            AsyncToSync.executors.current = None
-        self._tokens = (_LEASE.set(self), SyncToAsync.thread_sensitive_context.set(_TO_LEASE))
+        self._routing = route_sync_work(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
         """Stop routing work here (the request is over) and release the thread."""
-        tokens, self._tokens = self._tokens, None
-        if tokens is not None:
-            SyncToAsync.thread_sensitive_context.reset(tokens[1])
-            _LEASE.reset(tokens[0])
-        if self._parent is not None:
-            AsyncToSync.executors.current = self._parent
-            self._parent = None
+        routing, self._routing = self._routing, None
+        if routing is not None:
+            _unroute(routing)
         self.release()
 
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
@@ -234,22 +224,24 @@ class CallerThread(Executor):
             self._done = True
 
 
-class _ToCurrentLease(Executor):
-    """Send work to the lease of the request whose context submits it (``with lease:``)."""
+class _ToRequestExecutor(Executor):
+    """Send work to the executor of the request whose context submits it (``route_sync_work``)."""
 
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
         """Run ``fn`` in the submitting request's thread."""
         # asgiref submits from the awaiting coroutine (loop.run_in_executor),
         # in the request's context: a task the request started inherits it.
-        return _LEASE.get().submit(fn, *args, **kwargs)
+        return _REQUEST_EXECUTOR.get().submit(fn, *args, **kwargs)
 
 
-#: The lease of the request whose context this is (set by ``with lease:``).
-_LEASE: Final[contextvars.ContextVar[Lease]] = contextvars.ContextVar("django_mcp.lease")
+#: The executor of the request whose context this is (``route_sync_work``).
+_REQUEST_EXECUTOR: Final[contextvars.ContextVar[Executor]] = contextvars.ContextVar(
+    "django_mcp.request_executor"
+)
 
-_ROUTER: Final = _ToCurrentLease()
+_ROUTER: Final = _ToRequestExecutor()
 
-#: The one ThreadSensitiveContext every ``with lease:`` selects. It is never
+#: The one ThreadSensitiveContext every request selects. It is never
 #: entered: it is registered once with its executor in
 #: ``SyncToAsync.context_to_thread_executor`` (what entering it would do;
 #: asgiref documents no other way, checked with asgiref 3.13) and selected
@@ -258,5 +250,37 @@ _ROUTER: Final = _ToCurrentLease()
 #: context-local writes and two coroutines per request). Were asgiref to
 #: stop reading that mapping, the work would go to one thread of asgiref's
 #: own: the test suite checks that it reaches the pool's.
-_TO_LEASE: Final = ThreadSensitiveContext(executor=_ROUTER)
-SyncToAsync.context_to_thread_executor[_TO_LEASE] = _ROUTER
+_TO_REQUEST: Final = ThreadSensitiveContext(executor=_ROUTER)
+SyncToAsync.context_to_thread_executor[_TO_REQUEST] = _ROUTER
+
+#: What ``route_sync_work`` changed, for ``_unroute`` to put back.
+_Routing = tuple[
+    contextvars.Token[Executor], contextvars.Token[ThreadSensitiveContext], CurrentThreadExecutor | None
+]
+
+
+def route_sync_work(executor: Executor) -> _Routing:
+    """Send the thread-sensitive sync work of this context (and its tasks) to ``executor``.
+
+    What ``ThreadSensitiveContext(executor=executor)`` does on entering,
+    for two context variables: an ``async_to_sync`` caller's thread,
+    inherited from above, would take precedence over the context, so it is
+    hidden. A context that is dropped afterwards (the WSGI driver's copy)
+    needs no undoing; otherwise ``_unroute`` the result.
+    """
+    parent = getattr(AsyncToSync.executors, "current", None)
+    if parent is not None:
+        AsyncToSync.executors.current = None
+    return (
+        _REQUEST_EXECUTOR.set(executor),
+        SyncToAsync.thread_sensitive_context.set(_TO_REQUEST),
+        parent,
+    )
+
+
+def _unroute(routing: _Routing) -> None:
+    executor, context, parent = routing
+    SyncToAsync.thread_sensitive_context.reset(context)
+    _REQUEST_EXECUTOR.reset(executor)
+    if parent is not None:
+        AsyncToSync.executors.current = parent

@@ -8,6 +8,7 @@ from unittest.mock import ANY
 
 import pytest
 
+from django_mcp.dispatcher import codec
 from django_mcp.dispatcher.codec import (
     encode_error,
     encode_notification,
@@ -165,6 +166,44 @@ def test_the_same_key_in_different_objects_is_fine() -> None:
 )
 def test_colons_in_strings_and_escapes_are_no_repeated_key(raw: bytes) -> None:
     assert parse_message(raw).method == "m"
+
+
+class _CountingDecoder:
+    """Stands in for the codec's decoder and counts its decodes."""
+
+    def __init__(self, decoder: Any) -> None:
+        self.decoder = decoder
+        self.decodes = 0
+
+    def decode(self, body: Any) -> Any:
+        self.decodes += 1
+        return self.decoder.decode(body)
+
+
+def test_a_message_is_decoded_once_for_its_envelope_params_and_repeated_key_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counting = _CountingDecoder(codec._any_decoder)
+    monkeypatch.setattr(codec, "_any_decoder", counting)
+    monkeypatch.setattr(codec, "_message_decoder", None)  # the error path's: never reached here
+
+    envelope = parse_message(
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a:b"}}}'
+    )
+
+    assert envelope.params == {"name": "echo", "arguments": {"text": "a:b"}}
+    assert counting.decodes == 1
+
+
+def test_a_number_out_of_range_with_a_bad_envelope_is_an_invalid_request() -> None:
+    with pytest.raises(InvalidRequest, match="out of range") as caught:
+        parse_message(b'{"jsonrpc":"1.0","id":3,"method":"tools/call","params":{"x":1e400}}')
+    assert getattr(caught.value, "request_id", None) is None
+
+
+def test_a_batch_holding_a_number_out_of_range_is_still_refused_as_a_batch() -> None:
+    with pytest.raises(InvalidRequest, match="batches are not supported"):
+        parse_message(b'[{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1e400}}]')
 
 
 def test_a_number_out_of_range_in_params_is_invalid_params_not_a_parse_error() -> None:

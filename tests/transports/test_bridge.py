@@ -186,3 +186,64 @@ def test_async_to_sync_still_works_in_the_thread_afterwards() -> None:
 
     # Before the fix asgiref scheduled this onto the request's idle loop: a hang.
     assert async_to_sync(answer)() == 42
+
+
+# ------------------------------------------------------- the driver itself
+
+
+def _driven(main: Any) -> tuple[Any, _bridge.SyncDriver]:
+    driver = _bridge.SyncDriver()
+    try:
+        return driver.run(main), driver
+    finally:
+        driver.close()
+
+
+def test_a_request_answered_in_its_first_step_makes_no_caller_thread() -> None:
+    async def main() -> str:
+        return "at once"
+
+    answer, driver = _driven(main)
+
+    assert answer == "at once"
+    assert driver.caller is None  # nor asgiref's notes read, nor a loop thread started
+    assert driver._runner is None
+
+
+def test_a_third_partys_sync_to_async_runs_in_the_calling_thread() -> None:
+    from asgiref.sync import sync_to_async
+
+    async def main() -> int:
+        return await sync_to_async(threading.get_ident)()  # thread-sensitive, as Django's async ORM
+
+    ident, driver = _driven(main)
+
+    assert ident == threading.get_ident()
+    assert driver.caller is not None
+
+
+def test_inside_async_to_sync_the_request_s_work_still_runs_in_its_own_thread() -> None:
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    def served() -> tuple[int, int]:
+        # A WSGI app called from sync code under async_to_sync: that caller's
+        # executor, inherited here, would take the work and deadlock.
+        async def main() -> int:
+            return await sync_to_async(threading.get_ident)()
+
+        return _driven(main)[0], threading.get_ident()
+
+    async def outer() -> tuple[int, int]:
+        return await sync_to_async(served)()
+
+    ran_in, serving = async_to_sync(outer)()
+
+    assert ran_in == serving
+
+
+def test_work_of_a_task_that_outlived_its_request_is_refused() -> None:
+    driver = _bridge.SyncDriver()
+    driver.close()
+
+    with pytest.raises(RuntimeError, match="has ended"):
+        driver.submit(threading.get_ident)
