@@ -128,7 +128,7 @@ class SyncDriver(Executor):
             if aclose is not None:
                 self._drive(aclose())
 
-    def close(self) -> None:  # type: ignore[override]  # ends the request, not an Executor's shutdown
+    def close(self) -> None:
         """End the request: refuse its later sync work, stop its loop thread, put asgiref's notes back."""
         try:
             self._closed = True
