@@ -372,11 +372,7 @@ class Endpoint:
 
 def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, Any]) -> None:
     """Raise ``HeaderMismatch`` unless ``Mcp-Method`` and ``Mcp-Name`` agree with the body."""
-    # Plain lookups first (every modern request comes here); get() phrases
-    # the error for a header sent twice.
-    values = headers._values
-    given = values.get("mcp-method")
-    sent_method = given[0] if given and len(given) == 1 else headers.get("Mcp-Method")
+    sent_method = headers.get("Mcp-Method")  # raises for a header sent twice
     if sent_method is None:
         raise HeaderMismatch("Header mismatch: Mcp-Method header is required")
     sent_method = decode_value("Mcp-Method", sent_method)
@@ -386,8 +382,7 @@ def validate_headers(headers: McpHeaders, *, method: str, params: Mapping[str, A
         )
     name_key = NAME_KEYS.get(method)
     if name_key is not None and isinstance(params.get(name_key), str):
-        given = values.get("mcp-name")
-        sent_name = given[0] if given and len(given) == 1 else headers.get("Mcp-Name")
+        sent_name = headers.get("Mcp-Name")
         if sent_name is None:
             raise HeaderMismatch("Header mismatch: Mcp-Name header is required")
         sent_name = decode_value("Mcp-Name", sent_name)

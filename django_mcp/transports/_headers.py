@@ -138,17 +138,7 @@ class McpHeaders:
         A WSGI server has already joined a repeated header into one value,
         so there a repeat cannot be told apart.
         """
-        values: dict[str, list[str]] = {}
-        for key, value in environ.items():
-            if key[:5] == "HTTP_":
-                values[_environ_name(key)] = [value.strip(" \t")]
-        for key, name in (("CONTENT_TYPE", "content-type"), ("CONTENT_LENGTH", "content-length")):
-            value = environ.get(key)
-            if value:
-                values.setdefault(name, []).append(value.strip(" \t"))
-        headers = cls.__new__(cls)
-        headers._read(values)
-        return headers
+        return _EnvironHeaders(environ)
 
     def joined(self, name: str, separator: str = ", ") -> str | None:
         """Return every value of ``name`` joined as one (a list header, RFC 9110 5.3), None if absent."""
@@ -168,10 +158,65 @@ class McpHeaders:
         """Return ``{lowercase suffix: value}`` for headers starting with ``prefix``."""
         prefix = prefix.lower()
         out: dict[str, str] = {}
-        for name in self._values:
+        for name in self._table():
             if name.startswith(prefix):
                 out[name[len(prefix) :]] = self.get(name) or ""
         return out
+
+    def _table(self) -> dict[str, list[str]]:
+        """Return every header: lowercase name, its values."""
+        return self._values
+
+
+class _EnvironHeaders(McpHeaders):
+    """The headers of a WSGI environ, each read from it when asked.
+
+    A request needs a handful of them: reading those few keys costs less
+    than turning every ``HTTP_*`` key into a name first. The server joined
+    any repeat already, so ``get`` never raises and ``era_repeated`` is
+    False.
+    """
+
+    __slots__ = ("_environ",)
+
+    def __init__(self, environ: Mapping[str, Any]) -> None:
+        self._environ = environ
+        self._values = None  # type: ignore[assignment]  # the whole table, made by _table() when asked
+        get = self.get
+        self.session_id = get("mcp-session-id")
+        self.protocol_version = get("mcp-protocol-version")
+        self.era_repeated = False
+        self.host = get("host")
+        self.origin = get("origin")
+        content_type = get("content-type")
+        self.content_type = content_type.split(";", 1)[0].strip().lower() if content_type else ""
+        self.accept = get("accept")
+        self.content_length = declared_length(get("content-length"))
+
+    def get(self, name: str) -> str | None:
+        """Return the value of ``name`` (None when absent)."""
+        key = _environ_key(name)
+        value = self._environ.get(key)
+        if value is None or (not value and key[:5] != "HTTP_"):
+            return None  # an empty CONTENT_TYPE or CONTENT_LENGTH: no such header
+        return str(value).strip(" \t")
+
+    def joined(self, name: str, separator: str = ", ") -> str | None:
+        """Return the value of ``name``: the server joined its repeats already."""
+        return self.get(name)
+
+    def _table(self) -> dict[str, list[str]]:
+        values = self._values
+        if values is None:
+            values = self._values = {}
+            for key, value in self._environ.items():
+                if key[:5] == "HTTP_":
+                    values[_environ_name(key)] = [str(value).strip(" \t")]
+            for name in ("content-type", "content-length"):
+                single = self.get(name)
+                if single is not None:
+                    values.setdefault(name, []).append(single)
+        return values
 
 
 @functools.lru_cache(maxsize=256)  # clients send the same few header names
@@ -184,6 +229,13 @@ def _asgi_name(raw: bytes) -> str:
 def _environ_name(key: str) -> str:
     """Return the header name of a WSGI environ key (``HTTP_MCP_METHOD``: ``mcp-method``)."""
     return key[5:].replace("_", "-").lower()
+
+
+@functools.lru_cache(maxsize=256)
+def _environ_key(name: str) -> str:
+    """Return the WSGI environ key of a header name (``Mcp-Method``: ``HTTP_MCP_METHOD``; PEP 3333)."""
+    key = name.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
 
 
 @functools.lru_cache(maxsize=256)  # the same method and tool names come again and again

@@ -470,3 +470,69 @@ def test_task_id_is_the_name_of_task_methods() -> None:
 )
 def test_only_a_plain_number_is_a_declared_length(value: str | None, length: int | None) -> None:
     assert declared_length(value) == length
+
+
+# ------------------------------------------------ reading a request's headers
+
+_ENVIRON = {
+    "REQUEST_METHOD": "POST",
+    "wsgi.url_scheme": "http",
+    "HTTP_HOST": " example.com ",
+    "CONTENT_TYPE": "Application/JSON; charset=utf-8",
+    "CONTENT_LENGTH": "42",
+    "HTTP_ACCEPT": "application/json, text/event-stream",
+    "HTTP_MCP_PROTOCOL_VERSION": MODERN,
+    "HTTP_MCP_METHOD": "tools/call",
+    "HTTP_MCP_PARAM_REGION": "eu",
+    "HTTP_COOKIE": "a=1; b=2",
+}
+
+_ASGI = [
+    (b"host", b" example.com "),
+    (b"content-type", b"Application/JSON; charset=utf-8"),
+    (b"content-length", b"42"),
+    (b"accept", b"application/json, text/event-stream"),
+    (b"mcp-protocol-version", MODERN.encode()),
+    (b"mcp-method", b"tools/call"),
+    (b"mcp-param-region", b"eu"),
+    (b"cookie", b"a=1; b=2"),
+]
+
+
+@pytest.mark.parametrize(
+    "headers", [McpHeaders.from_environ(_ENVIRON), McpHeaders.from_asgi(_ASGI)], ids=["wsgi", "asgi"]
+)
+def test_an_environ_and_an_asgi_header_list_read_alike(headers: McpHeaders) -> None:
+    assert (headers.host, headers.content_type, headers.content_length, headers.accept) == (
+        "example.com",
+        "application/json",
+        42,
+        "application/json, text/event-stream",
+    )
+    assert (headers.protocol_version, headers.session_id, headers.origin, headers.era_repeated) == (
+        MODERN,
+        None,
+        None,
+        False,
+    )
+    assert headers.get("Mcp-Method") == headers.joined("mcp-method") == "tools/call"
+    assert headers.joined("Cookie", "; ") == "a=1; b=2"
+    assert headers.get("Mcp-Name") is None
+    assert headers.with_prefix("Mcp-Param-") == {"region": "eu"}
+    assert headers.with_prefix("content-") == {"type": "Application/JSON; charset=utf-8", "length": "42"}
+
+
+def test_an_empty_content_type_in_an_environ_is_no_header() -> None:
+    headers = McpHeaders.from_environ({"CONTENT_TYPE": "", "CONTENT_LENGTH": "", "HTTP_ORIGIN": ""})
+
+    assert (headers.content_type, headers.content_length, headers.get("Content-Type")) == ("", None, None)
+    assert headers.origin == ""  # sent empty: present, and refused by the origin check
+    assert headers.with_prefix("content-") == {}
+
+
+def test_a_header_repeated_in_an_asgi_list_is_refused_where_one_value_is_needed() -> None:
+    headers = McpHeaders.from_asgi([(b"mcp-session-id", b"a"), (b"Mcp-Session-Id", b"b")])
+
+    assert headers.era_repeated is True
+    with pytest.raises(HeaderMismatch, match="more than once"):
+        headers.check_era_headers()
