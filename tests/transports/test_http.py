@@ -1426,7 +1426,7 @@ async def test_visible_tool_with_mirrored_arguments_needs_its_headers(settings: 
 
 @pytest.mark.django_db
 @pytest.mark.urls("tests.echo_server")
-def test_the_view_under_djangos_wsgi_handler_costs_at_most_95_python_calls_more_than_a_bare_view(
+def test_the_view_under_djangos_wsgi_handler_costs_at_most_85_python_calls_more_than_a_bare_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from django.core.wsgi import get_wsgi_application
@@ -1445,7 +1445,7 @@ def test_the_view_under_djangos_wsgi_handler_costs_at_most_95_python_calls_more_
 
     # Both go through the same handler and middleware; the bare view only
     # decodes and encodes with msgspec.
-    assert counted[URL] - counted[FLOOR_URL] <= 95
+    assert counted[URL] - counted[FLOOR_URL] <= 85
 
 
 @pytest.mark.django_db
@@ -1476,4 +1476,4 @@ def test_a_sync_orm_tool_under_djangos_wsgi_handler_starts_no_thread_and_costs_a
     # The sync tool runs inline in the worker's thread, as the bare view's
     # read does: no thread, no event loop.
     assert (seen.threads, seen.loops) == (0, 0)
-    assert counted[ORM_URL] - counted[ORM_FLOOR_URL] <= 110, counted
+    assert counted[ORM_URL] - counted[ORM_FLOOR_URL] <= 100, counted
