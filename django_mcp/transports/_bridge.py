@@ -99,8 +99,12 @@ class SyncDriver(Executor):
         #: Runs the sync work handed over by asgiref, in this thread (made when needed).
         self.caller: CallerThread | None = None
         self.context = contextvars.copy_context()
-        # The copy is the request's alone and is dropped with it: nothing to undo.
-        self.context.run(route_sync_work, self)
+        # The copy is the request's alone and is dropped with it: nothing to
+        # undo. An async_to_sync caller's thread is visible in a thread with
+        # no running loop only while that thread runs sync_to_async work,
+        # and that work notes its loop in the thread first.
+        noted_loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+        self.context.run(route_sync_work, self, under_async_to_sync=noted_loop is not None)
         self._closed = False
         self._runner: threading.Thread | None = None
         #: What asgiref had noted in this thread, put back by close().

@@ -182,18 +182,23 @@ class _EnvironHeaders(McpHeaders):
     def __init__(self, environ: Mapping[str, Any]) -> None:
         self._environ = environ
         self._values = None  # type: ignore[assignment]  # the whole table, made by _table() when asked
-        # The keys spelt out (PEP 3333): get() per field costs twice as much.
+        # The keys spelt out (PEP 3333: native strings), no call per field.
         get = environ.get
-        self.session_id = _stripped(get("HTTP_MCP_SESSION_ID"))
-        self.protocol_version = _stripped(get("HTTP_MCP_PROTOCOL_VERSION"))
+        value = get("HTTP_MCP_SESSION_ID")
+        self.session_id = None if value is None else value.strip(" \t")
+        value = get("HTTP_MCP_PROTOCOL_VERSION")
+        self.protocol_version = None if value is None else value.strip(" \t")
         self.era_repeated = False
-        self.host = _stripped(get("HTTP_HOST"))
-        self.origin = _stripped(get("HTTP_ORIGIN"))
-        content_type = get("CONTENT_TYPE")
-        self.content_type = str(content_type).split(";", 1)[0].strip().lower() if content_type else ""
-        self.accept = _stripped(get("HTTP_ACCEPT"))
-        length = get("CONTENT_LENGTH")
-        self.content_length = declared_length(str(length).strip(" \t")) if length else None
+        value = get("HTTP_HOST")
+        self.host = None if value is None else value.strip(" \t")
+        value = get("HTTP_ORIGIN")
+        self.origin = None if value is None else value.strip(" \t")
+        value = get("CONTENT_TYPE")
+        self.content_type = value.split(";", 1)[0].strip().lower() if value else ""
+        value = get("HTTP_ACCEPT")
+        self.accept = None if value is None else value.strip(" \t")
+        value = get("CONTENT_LENGTH")
+        self.content_length = declared_length(value.strip(" \t")) if value else None
 
     def get(self, name: str) -> str | None:
         """Return the value of ``name`` (None when absent)."""

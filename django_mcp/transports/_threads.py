@@ -259,16 +259,18 @@ _Routing = tuple[
 ]
 
 
-def route_sync_work(executor: Executor) -> _Routing:
+def route_sync_work(executor: Executor, *, under_async_to_sync: bool = True) -> _Routing:
     """Send the thread-sensitive sync work of this context (and its tasks) to ``executor``.
 
     What ``ThreadSensitiveContext(executor=executor)`` does on entering,
     for two context variables: an ``async_to_sync`` caller's thread,
     inherited from above, would take precedence over the context, so it is
-    hidden. A context that is dropped afterwards (the WSGI driver's copy)
-    needs no undoing; otherwise ``_unroute`` the result.
+    hidden. ``under_async_to_sync=False`` says there can be none (the
+    lookup costs a lock and four Python calls). A context that is dropped
+    afterwards (the WSGI driver's copy) needs no undoing; otherwise
+    ``_unroute`` the result.
     """
-    parent = getattr(AsyncToSync.executors, "current", None)
+    parent = getattr(AsyncToSync.executors, "current", None) if under_async_to_sync else None
     if parent is not None:
         AsyncToSync.executors.current = None
     return (
