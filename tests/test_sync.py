@@ -126,3 +126,12 @@ def test_a_falsy_result_comes_back_as_it_is(value: object) -> None:
         return await _sync.run_sync(lambda: value)
 
     assert _driven(main) == value
+
+
+def test_a_call_made_under_the_driver_but_awaited_in_its_loop_still_runs_in_the_calling_thread() -> None:
+    async def main() -> int:
+        pending = _sync.run_sync(_thread)  # made while the driver steps
+        await asyncio.sleep(0)  # the rest runs in the loop's thread
+        return await pending
+
+    assert _driven(main) == threading.get_ident()

@@ -8,12 +8,12 @@ It does what ``async_to_sync`` does, only later and less often:
 * the coroutine runs in the calling thread, with that thread's own idle
   event loop marked running, so whatever it creates belongs to it;
 * the sync work django_mcp awaits (``_sync.run_sync``: a sync tool, a
-  session or user looked up in the cache or the database) is handed to the
-  driver, which makes the call right there (the loop not marked running
-  meanwhile, as Django's ORM requires) and sends the result back in: a
-  request whose work is sync, or that never waits, is answered in the
-  calling thread with no thread started, no loop run and no wake-up across
-  threads, as a plain sync Django view would answer it;
+  session or user looked up in the cache or the database) is made right
+  there when awaited, the loop not marked running meanwhile, as Django's
+  ORM requires (``_made_here``): a request whose work is sync, or that
+  never waits, is answered in the calling thread with no thread started,
+  no loop run and no wake-up across threads, as a plain sync Django view
+  would answer it;
 * a request that awaits anything else (an async tool's ``asyncio.sleep``,
   a third party's ``sync_to_async``) is carried on as ``async_to_sync``
   would carry it: its loop runs in a new thread while the calling thread
@@ -200,39 +200,39 @@ def _first_step(
 ) -> tuple[bool, Any]:
     """Run the coroutine here, ``loop`` marked running, until it finishes or waits on something else.
 
-    The sync calls it hands over (``_sync.run_sync``) are made here, ``loop``
-    not marked running meanwhile (Django refuses ORM calls from a running
-    loop's thread), and their results (or errors) sent back in. Return
-    ``(True, result)`` when it finished, else ``(False, what it awaits)``.
+    The sync calls it awaits (``_sync.run_sync``) are made here as they
+    come (``_made_here``). Return ``(True, result)`` when it finished, else
+    ``(False, what it awaits)``.
     """
     state = _sync.driving
-    send: Any = None
-    error: BaseException | None = None
     asyncio.events._set_running_loop(loop)
-    state.driving = True
+    state.call = _made_here
     try:
-        while True:
-            try:
-                if error is None:
-                    waiting = context.run(coroutine.send, send)
-                else:
-                    waiting = context.run(coroutine.throw, error)
-            except StopIteration as done:
-                return True, done.value
-            if type(waiting) is not _sync.SyncCall:
-                return False, waiting
-            asyncio.events._set_running_loop(None)
-            state.driving = False
-            try:
-                send, error = context.run(waiting.fn, *waiting.args, **waiting.kwargs), None
-            except BaseException as exc:  # noqa: BLE001 - handed to the coroutine, as sync_to_async does
-                send, error = None, exc
-            finally:
-                state.driving = True
-                asyncio.events._set_running_loop(loop)
+        waiting = context.run(coroutine.send, None)
+    except StopIteration as done:
+        return True, done.value
     finally:
-        state.driving = False
+        state.call = None
         asyncio.events._set_running_loop(None)
+    return False, waiting
+
+
+def _made_here(fn: Callable[..., _T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> _T:
+    """Make a sync call the stepped coroutine awaits, with no loop marked running meanwhile.
+
+    Django refuses ORM calls from a thread whose loop runs. The call is
+    made in the coroutine's own context, as ``sync_to_async`` makes it in a
+    copy of it.
+    """
+    state = _sync.driving
+    loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    state.call = None
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.call = _made_here
+        asyncio.events._set_running_loop(loop)
 
 
 class _Resumed:
