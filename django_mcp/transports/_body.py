@@ -245,6 +245,36 @@ class _Unreadable:
         return False
 
 
+class _SizedBody(ChunkedBody):
+    """A WSGI body of a declared length: read with plain blocking reads, as a WSGI application reads.
+
+    The length is known and within the limit once ``read`` starts, so no
+    chunk needs counting on the way; a refused body is still drained chunk
+    by chunk (``ChunkedBody.drain``).
+    """
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: IO[bytes], declared: int) -> None:
+        super().__init__(_pieces(stream, declared), declared=declared)
+        self._stream = stream
+
+    async def read(self, limit: int) -> bytes:
+        """Return the body (shorter when the client sent less); raise ``BodyTooLarge`` past ``limit``."""
+        declared: int = self.declared  # type: ignore[assignment]  # always given here
+        if declared > limit:
+            raise BodyTooLarge()
+        data = self._stream.read(declared) if declared else b""
+        while len(data) < declared:  # a short read: the rest as it comes
+            piece = self._stream.read(declared - len(data))
+            if not piece:
+                break
+            data += piece
+        self._size = len(data)
+        self._done = True
+        return data
+
+
 def wsgi_body(environ: Mapping[str, Any], declared: int | None) -> Body:
     """Return the body source of a WSGI request (``wsgi.input``) declaring ``declared`` bytes.
 
@@ -252,7 +282,7 @@ def wsgi_body(environ: Mapping[str, Any], declared: int | None) -> Body:
     """
     stream: IO[bytes] = environ["wsgi.input"]
     if declared is not None:
-        return ChunkedBody(_pieces(stream, declared), declared=declared)
+        return _SizedBody(stream, declared)
     if environ.get("wsgi.input_terminated"):
         return ChunkedBody(_pieces(stream, None), declared=None)
     if "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower():

@@ -156,6 +156,34 @@ async def test_a_wsgi_body_is_read_to_its_declared_length() -> None:
     assert await body.read(100) == b"0123456789"
 
 
+class _Trickle(io.BytesIO):
+    """A WSGI input that answers each read with at most three bytes (a socket may)."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        return super().read(3 if size is None or size < 0 else min(size, 3))
+
+
+async def test_a_wsgi_body_read_in_short_pieces_is_still_read_whole() -> None:
+    body = wsgi_body({"wsgi.input": _Trickle(b"0123456789 and more")}, 10)
+
+    assert await body.read(100) == b"0123456789"
+    assert await body.drain() is True  # read to its end: nothing left to drain
+
+
+async def test_a_wsgi_body_shorter_than_declared_is_what_came() -> None:
+    body = wsgi_body({"wsgi.input": io.BytesIO(b"0123")}, 10)
+
+    assert await body.read(100) == b"0123"
+
+
+async def test_a_wsgi_body_declared_over_the_limit_is_refused_unread() -> None:
+    stream = io.BytesIO(b"0123456789")
+
+    with pytest.raises(BodyTooLarge):
+        await wsgi_body({"wsgi.input": stream}, 10).read(9)
+    assert stream.tell() == 0
+
+
 async def test_a_wsgi_body_the_server_decodes_is_read_to_its_end() -> None:
     body = wsgi_body({"wsgi.input": io.BytesIO(b"chunked, decoded"), "wsgi.input_terminated": True}, None)
 
