@@ -190,6 +190,15 @@ if os.environ.get("DJANGO_MCP_REDIS_URL"):
 # (tests/live/test_workers.py): change events go through LISTEN/NOTIFY.
 if os.environ.get("DJANGO_MCP_PG_EVENTS"):
     MCP_EVENT_BACKEND = "django_mcp.events.postgres.PostgresEventBackend"
+# ... and, with no Redis, 2025-11-25 sessions in Django's database cache
+# (``manage.py createcachetable`` first).
+if os.environ.get("DJANGO_MCP_DATABASE_CACHE"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "django_mcp_test_cache",
+        }
+    }
 # bash .ci/demo records every request in the audit trail (the admin's "Audit
 # entries") with DJANGO_MCP_AUDIT=all; the test suite turns it on where it
 # tests it.

@@ -8,7 +8,8 @@ listen streams held by the others; a Redis restart ends open streams
 cleanly (a listen stream with its result) and refuses new ones with a retry
 hint until Redis is back; a paused Redis never holds up a request; a
 2025-11-25 session's subscribe served by one worker reaches its stream in
-another; a 2025-11-25 answer or cancellation reaches the worker its request
+another (through Redis, and through PostgreSQL alone: its events and
+Django's database cache); a 2025-11-25 answer or cancellation reaches the worker its request
 waits in;
 SIGTERM ends open listen streams with their result and the worker exits.
 Every wait is bounded and every test takes well under 30 seconds.
@@ -208,30 +209,48 @@ async def test_a_legacy_subscribe_served_by_one_worker_reaches_the_sessions_stre
     private_redis: PrivateRedis, tmp_path: Path
 ) -> None:
     with workers(2, redis_url=private_redis.url, directory=tmp_path) as (first, second):
-        async with httpx.AsyncClient(timeout=WAIT) as client:
-            headers = await _initialize(client, first)
-            get_headers = {**headers, "Accept": "text/event-stream"}
-            async with client.stream("GET", second.endpoint, headers=get_headers) as stream:
-                assert stream.status_code == 200, second.log()
-                messages = _messages(stream)
-                body = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe"}
-                body["params"] = {"uri": "test://watched-resource"}
-                subscribed = await client.post(first.endpoint, json=body, headers=headers)
-                assert subscribed.status_code == 200, first.log()
-                updates = subprocess.Popen(
-                    [sys.executable, "-c", UPDATES],
-                    env=worker_env(private_redis.url, tmp_path),
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                try:
-                    received = [await _next(messages) for _ in range(2)]
-                finally:
-                    updates.kill()
-                    updates.wait(timeout=WAIT)
+        received = await _subscribed_on_one_updated_on_the_other(
+            first, second, worker_env(private_redis.url, tmp_path)
+        )
 
-    updated = {"jsonrpc": "2.0", "method": "notifications/resources/updated"}
-    assert received == [{**updated, "params": {"uri": "test://watched-resource"}}] * 2
+    assert received == [_UPDATED] * 2
+
+
+_UPDATED = {
+    "jsonrpc": "2.0",
+    "method": "notifications/resources/updated",
+    "params": {"uri": "test://watched-resource"},
+}
+
+
+async def _subscribed_on_one_updated_on_the_other(
+    first: Worker, second: Worker, updates_env: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Open a session's GET stream on ``second``, subscribe on ``first``; return two updates it gets.
+
+    The updates come from a third process (``UPDATES``, run with ``updates_env``).
+    """
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        headers = await _initialize(client, first)
+        get_headers = {**headers, "Accept": "text/event-stream"}
+        async with client.stream("GET", second.endpoint, headers=get_headers) as stream:
+            assert stream.status_code == 200, second.log()
+            messages = _messages(stream)
+            body = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe"}
+            body["params"] = {"uri": "test://watched-resource"}
+            subscribed = await client.post(first.endpoint, json=body, headers=headers)
+            assert subscribed.status_code == 200, first.log()
+            updates = subprocess.Popen(
+                [sys.executable, "-c", UPDATES],
+                env=updates_env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                return [await _next(messages) for _ in range(2)]
+            finally:
+                updates.kill()
+                updates.wait(timeout=WAIT)
 
 
 # ------------------------------------------------------------ Redis faults
@@ -359,6 +378,30 @@ async def test_a_postgresql_restart_ends_open_streams_cleanly_and_delivery_resum
             async with _listening(client, second, "b", retry=True) as on_second:
                 await _trigger(client, first, request_id=2)
                 assert await _next(on_second) == _tools_changed("b")
+
+
+@pytest.mark.timeout(60)
+async def test_over_postgresql_a_legacy_subscribe_served_by_one_worker_reaches_the_stream_in_another(
+    private_postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    # No Redis at all: the sessions in Django's database cache, their
+    # subscribe announced through LISTEN/NOTIFY, both on one PostgreSQL.
+    env = {**_on_postgres(private_postgres), "DJANGO_MCP_DATABASE_CACHE": "1"}
+    made = subprocess.run(
+        [sys.executable, "-m", "django", "createcachetable"],
+        env=worker_env(None, tmp_path, **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    with workers(2, redis_url=None, directory=tmp_path, ready_timeout=40, **env) as (first, second):
+        received = await _subscribed_on_one_updated_on_the_other(
+            first, second, worker_env(None, tmp_path, **env)
+        )
+
+    assert received == [_UPDATED] * 2
 
 
 # ------------------------------------------------ 2025-11-25 across workers
