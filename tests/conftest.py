@@ -176,6 +176,10 @@ def gunicorn_command(port: int) -> list[str]:
         "2",
         "--log-level",
         "warning",
+        # gunicorn 27 opens a control socket at one path per user: tests
+        # start several gunicorns side by side, which would take it from
+        # each other.
+        "--no-control-socket",
     ]
 
 
