@@ -111,7 +111,7 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
         raise _too_deep(_readable_id(body), max_depth) from None
     if type(message) is not dict:
         # Valid JSON but not an object (e.g. a batch array): not a request.
-        raise InvalidRequest("Invalid request: expected one JSON-RPC object (batches are not supported)")
+        raise InvalidRequest(_NOT_ONE_OBJECT)
     get = message.get
     raw_id = get("id", UNSET)
     request_id = raw_id if is_valid_id(raw_id) else None
@@ -167,41 +167,37 @@ def parse_message(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Enve
     )
 
 
-def _envelope_of(body: bytes | str) -> jsonrpc.IncomingMessage | None:
-    """Return the message with its params left undecoded, None when even that fails.
+def _echoable(message: jsonrpc.IncomingMessage) -> bool:
+    """Return True when a message's fault may be answered with its id: its envelope itself is sound."""
+    return message.jsonrpc == jsonrpc.JSONRPC_VERSION and is_valid_id(message.id)
 
-    Only for a message the one decode refused: it tells whether the fault
-    lies in ``params`` (the id can then be echoed) or in the envelope.
+
+def _readable_id(body: bytes | str) -> Any:
+    """Return the id of a message the one decode refused (too deep), None unless its envelope is sound.
+
+    Its envelope, read with the params left undecoded, tells whether the
+    fault lies in ``params`` (the id can then be echoed) or in the envelope.
     """
     try:
         message = _message_decoder.decode(body)
     except (msgspec.MsgspecError, RecursionError):
         return None
-    if message.jsonrpc != jsonrpc.JSONRPC_VERSION or not is_valid_id(message.id):
-        return None  # refused for that first, as a message that decodes would be
-    return message
-
-
-def _readable_id(body: bytes | str) -> Any:
-    message = _envelope_of(body)
-    return None if message is None else message.id
+    return message.id if _echoable(message) else None
 
 
 def _out_of_range(body: bytes | str) -> McpError:
     """Return the error for a message holding a number past float range."""
     try:
-        _message_decoder.decode(body)
+        message = _message_decoder.decode(body)
     except msgspec.ValidationError as exc:
         if str(exc).startswith(_OUT_OF_RANGE):
-            return InvalidRequest("Invalid request: a number is out of range for JSON")
-        # Valid JSON but not an object (e.g. a batch array): not a request.
-        return InvalidRequest("Invalid request: expected one JSON-RPC object (batches are not supported)")
+            return InvalidRequest(_OUT_OF_RANGE_MESSAGE)
+        return InvalidRequest(_NOT_ONE_OBJECT)
     except (msgspec.MsgspecError, RecursionError):  # pragma: no cover - the one decode read it
         return ParseError("Parse error: body is not valid JSON")
-    message = _envelope_of(body)
-    if message is None:
+    if not _echoable(message):
         # The envelope itself is refused, as when the number is elsewhere.
-        return InvalidRequest("Invalid request: a number is out of range for JSON")
+        return InvalidRequest(_OUT_OF_RANGE_MESSAGE)
     error = InvalidParams("Invalid params: a number is out of range for JSON")
     error.request_id = message.id  # type: ignore[attr-defined]
     return error
@@ -216,6 +212,8 @@ Every message the server sends is encoded here, whatever its kind (a
 
 
 _OUT_OF_RANGE: Final = "Number out of range"
+_OUT_OF_RANGE_MESSAGE: Final = "Invalid request: a number is out of range for JSON"
+_NOT_ONE_OBJECT: Final = "Invalid request: expected one JSON-RPC object (batches are not supported)"
 
 
 def _duplicate_key(body: bytes | str, decoded: Any) -> str | None:

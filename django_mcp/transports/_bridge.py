@@ -165,12 +165,11 @@ class SyncDriver(Executor):
             done, value = _first_step(coroutine, self.loop, self.context)
             if done:
                 return value  # type: ignore[no-any-return]
-            caller = self._caller()  # before the loop's thread could want it
             self._runner = threading.Thread(target=self.loop.run_forever, name="mcp-wsgi-loop", daemon=True)
             self._runner.start()
             coroutine = _Resumed(coroutine, value).run()
-        else:
-            caller = self._caller()
+        # Made here, before the coroutine reaches the loop's thread and may want it.
+        caller = self._caller()
         outcome: Future[_T] = Future()
 
         def start() -> None:
