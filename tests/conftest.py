@@ -183,6 +183,52 @@ def gunicorn_command(port: int) -> list[str]:
     ]
 
 
+def task_worker_command(engine: str, *, hostname: str = "") -> list[str]:
+    """Return the command running one Tasks worker of the test project for ``engine``.
+
+    ``"db"``: django-tasks-db's ``db_worker``, polling every 0.1 s; ``"rq"``:
+    ``rqworker`` with django-tasks-rq's job class; ``"celery"``: one Celery
+    worker, solo pool, named ``hostname``.
+    """
+    if engine == "db":
+        return [
+            sys.executable,
+            "testproject/manage.py",
+            "db_worker",
+            "--interval",
+            "0.1",
+            "--no-startup-delay",
+            "--no-reload",
+        ]
+    if engine == "rq":
+        # django-tasks-rq's job class runs the Task object rq finds by dotted path.
+        return [
+            sys.executable,
+            "testproject/manage.py",
+            "rqworker",
+            "default",
+            "--job-class",
+            "django_tasks_rq.Job",
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "testproject.celery_app",
+        "worker",
+        "--pool=solo",
+        "--concurrency=1",
+        "--loglevel=info",
+        # One worker per broker prefix or virtual host: nothing to meet or watch.
+        "--without-mingle",
+        "--without-gossip",
+        "--without-heartbeat",
+        "--hostname",
+        hostname,
+    ]
+
+
 @pytest.fixture(scope="session", autouse=True)
 def fast_password_hashing() -> Iterator[None]:
     """Hash test users' passwords with a fast hasher (Django's advice for test suites).
@@ -211,15 +257,7 @@ TASKS_DB = importlib.util.find_spec("django_tasks_db") is not None
 @contextlib.contextmanager
 def _tasks_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run a django-tasks-db ``manage.py db_worker`` until the block ends; stop and reap it."""
-    command = [
-        sys.executable,
-        "testproject/manage.py",
-        "db_worker",
-        "--interval",
-        "0.1",
-        "--no-startup-delay",
-        "--no-reload",
-    ]
+    command = task_worker_command("db")
     with log_path.open("wb") as log:  # the child writes through its own copy
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT

@@ -64,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from tests.conftest import _stop, _tail, migrate  # noqa: E402
+from tests.conftest import _stop, _tail, migrate, task_worker_command  # noqa: E402
 from tests.multiworker import PrivateRedis, Worker, workers  # noqa: E402
 from tests.wire import modern_headers, modern_meta, modern_request, tool_request  # noqa: E402
 
@@ -112,45 +112,6 @@ def _database() -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _task_worker_command(engine: str, index: int) -> list[str]:
-    if engine == "db":
-        return [
-            sys.executable,
-            "testproject/manage.py",
-            "db_worker",
-            "--interval",
-            "0.1",
-            "--no-startup-delay",
-            "--no-reload",
-        ]
-    if engine == "rq":
-        # django-tasks-rq's job class runs the Task object rq finds by dotted path.
-        return [
-            sys.executable,
-            "testproject/manage.py",
-            "rqworker",
-            "default",
-            "--job-class",
-            "django_tasks_rq.Job",
-        ]
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "testproject.celery_app",
-        "worker",
-        "--pool=solo",
-        "--concurrency=1",
-        "--loglevel=info",
-        "--without-mingle",
-        "--without-gossip",
-        "--without-heartbeat",
-        "--hostname",
-        f"scale-out-{index}@%h",
-    ]
-
-
 @contextlib.contextmanager
 def _task_workers(engine: str, env: dict[str, str], directory: Path) -> Iterator[None]:
     """Run ``TASK_WORKERS`` task worker processes of ``engine``; stop and reap them."""
@@ -162,7 +123,7 @@ def _task_workers(engine: str, env: dict[str, str], directory: Path) -> Iterator
                 processes.append(
                     (
                         subprocess.Popen(
-                            _task_worker_command(engine, index),
+                            task_worker_command(engine, hostname=f"scale-out-{index}@%h"),
                             cwd=ROOT,
                             env=env,
                             stdin=subprocess.DEVNULL,

@@ -27,7 +27,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -148,25 +147,9 @@ def _celery_environment(
 @contextlib.contextmanager
 def _celery_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``celery worker`` (one process, solo pool) until it is ready and the block ends."""
-    from tests.conftest import ROOT, _stop
+    from tests.conftest import ROOT, _stop, task_worker_command
 
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "testproject.celery_app",
-        "worker",
-        "--pool=solo",
-        "--concurrency=1",
-        "--loglevel=info",
-        # One worker per broker prefix or virtual host: nothing to meet or watch.
-        "--without-mingle",
-        "--without-gossip",
-        "--without-heartbeat",
-        "--hostname",
-        f"mcp-{secrets.token_hex(4)}@%h",
-    ]
+    command = task_worker_command("celery", hostname=f"mcp-{secrets.token_hex(4)}@%h")
     with log_path.open("wb") as log:  # the child writes through its own copy
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT

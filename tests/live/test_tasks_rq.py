@@ -26,7 +26,6 @@ import os
 import secrets
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -75,17 +74,9 @@ def _private_prefix() -> Iterator[str]:
 @contextlib.contextmanager
 def _rq_worker(env: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``manage.py rqworker`` until the block ends; stop and reap it."""
-    from tests.conftest import ROOT, _stop
+    from tests.conftest import ROOT, _stop, task_worker_command
 
-    # django-tasks-rq's job class runs the Task object rq finds by dotted path.
-    command = [
-        sys.executable,
-        "testproject/manage.py",
-        "rqworker",
-        "default",
-        "--job-class",
-        "django_tasks_rq.Job",
-    ]
+    command = task_worker_command("rq")
     with log_path.open("wb") as log:  # the child writes through its own copy
         process = subprocess.Popen(
             command,
