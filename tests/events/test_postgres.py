@@ -25,10 +25,11 @@ from django.core.checks import run_checks
 from django.db import connections, transaction
 
 import django_mcp
-from django_mcp.events import Event, EventsLost, EventsUnavailable, Interest, server_key
+from django_mcp.events import Event, EventsLost, EventsUnavailable, server_key
 from django_mcp.events import postgres as pg_events
 from django_mcp.events.postgres import MAX_PAYLOAD, PostgresEventBackend
 from django_mcp.protocol import jsonrpc
+from tests.events.backend_contract import a_subscribe_routes_later_updates_to_the_sessions_stream
 
 WAIT = 5.0  # seconds: upper bound of every wait below
 ALIAS = "events"
@@ -385,11 +386,4 @@ async def test_a_subscribe_in_one_worker_routes_later_updates_to_the_sessions_st
     backends: Any,
 ) -> None:
     publisher, listener = backends
-    subscribed = Event("", "subscribed", "demo://new", session="s-1")
-    update = Event("app.mcp.Server", "resource_updated", "demo://new/item")
-    async with listener.listen(Interest("app.mcp.Server", session="s-1")) as events:
-        publisher.publish(update)  # not yet subscribed: not for this stream
-        publisher.publish(subscribed)
-        publisher.publish(update)
-        received = [await asyncio.wait_for(anext(events), WAIT) for _ in range(2)]
-    assert received == [subscribed, update]
+    await a_subscribe_routes_later_updates_to_the_sessions_stream(publisher, listener, wait=WAIT)

@@ -20,7 +20,8 @@ import pytest
 from asgiref.sync import async_to_sync
 
 import django_mcp
-from django_mcp.events import Event, EventsLost, EventsUnavailable, ForwardFailed, Interest, on_forwarded
+from django_mcp.events import Event, EventsLost, EventsUnavailable, ForwardFailed, on_forwarded
+from tests.events.backend_contract import a_subscribe_routes_later_updates_to_the_sessions_stream
 
 redis = pytest.importorskip("redis", reason="the redis extra is not installed")
 
@@ -320,11 +321,4 @@ async def test_a_subscribe_in_one_worker_routes_later_updates_to_the_sessions_st
     backends,
 ) -> None:  # type: ignore[no-untyped-def]
     publisher, listener = backends
-    subscribed = Event("", "subscribed", "demo://new", session="s-1")
-    update = Event("app.mcp.Server", "resource_updated", "demo://new/item")
-    async with listener.listen(Interest("app.mcp.Server", session="s-1")) as events:
-        publisher.publish(update)  # not yet subscribed: not for this stream
-        publisher.publish(subscribed)
-        publisher.publish(update)
-        received = [await asyncio.wait_for(anext(events), timeout=5) for _ in range(2)]
-    assert received == [subscribed, update]
+    await a_subscribe_routes_later_updates_to_the_sessions_stream(publisher, listener, wait=WAIT)
